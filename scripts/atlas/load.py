@@ -1,0 +1,79 @@
+"""Step 1: read the YAML files under ``data/``.
+
+In:  the data directory (``data/`` by default).
+Out: ``RawData``: plain dicts and lists exactly as YAML parsed them, keyed by
+     their path relative to the repository, so later steps can name the file in
+     every error. Nothing is checked here except that each file is valid YAML.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "data"
+LANGS = ("en", "zh", "ru", "id")
+TRANSLATED = ("zh", "ru", "id")
+
+
+class DataError(Exception):
+    """Invalid data. ``problems`` holds every message, each naming file, fact id and field."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("\n".join(["the fact base is invalid:"] + [f"  - {p}" for p in problems]))
+
+
+@dataclass
+class RawData:
+    root: Path
+    releases: dict[str, Any] = field(default_factory=dict)       # path -> parsed release file
+    sources: tuple[str, Any] = ("", None)                         # (path, parsed sources.yaml)
+    translations: dict[str, dict[str, Any]] = field(default_factory=dict)  # lang -> path -> mapping
+    ui: dict[str, tuple[str, Any]] = field(default_factory=dict)  # lang -> (path, mapping)
+    ledger: tuple[str, Any] = ("", None)                          # published ids and redirects
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root.parent if root.name == "data" else root))
+    except ValueError:
+        return str(path)
+
+
+def _read(path: Path, root: Path, problems: list[str]) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        problems.append(f"{_rel(path, root)}: not valid YAML: {exc}".replace("\n", " "))
+    except OSError as exc:
+        problems.append(f"{_rel(path, root)}: cannot read: {exc}")
+    return None
+
+
+def load(data_dir: Path = DATA) -> RawData:
+    """Parse every data file. Raises DataError listing every unreadable file."""
+    data_dir = Path(data_dir)
+    problems: list[str] = []
+    raw = RawData(root=data_dir)
+    for path in sorted((data_dir / "releases").glob("*.yaml")):
+        raw.releases[_rel(path, data_dir)] = _read(path, data_dir, problems)
+    src = data_dir / "sources.yaml"
+    raw.sources = (_rel(src, data_dir), _read(src, data_dir, problems))
+    for lang in TRANSLATED:
+        raw.translations[lang] = {
+            _rel(p, data_dir): _read(p, data_dir, problems)
+            for p in sorted((data_dir / "translations" / lang).rglob("*.yaml"))
+        }
+    for lang in LANGS:
+        p = data_dir / "i18n" / f"{lang}.yaml"
+        raw.ui[lang] = (_rel(p, data_dir), _read(p, data_dir, problems))
+    ledger = data_dir / "published_ids.yaml"
+    if ledger.exists():
+        raw.ledger = (_rel(ledger, data_dir), _read(ledger, data_dir, problems))
+    if problems:
+        raise DataError(problems)
+    return raw

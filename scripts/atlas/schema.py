@@ -1,0 +1,242 @@
+"""Schema of the fact base (step 2 of load -> validate -> enrich -> render).
+
+In:  nothing; imported by ``validate.py``.
+Out: pydantic models describing one release file (``data/releases/<v>.yaml``),
+     ``data/sources.yaml`` and one translation file. Every model forbids unknown
+     keys, so a typo in a key is an error, not a silently ignored field.
+
+Values (numbers, versions, dates, identifiers, error messages, code) are
+language-neutral and live here once. Text fields hold English only; the other
+languages live in ``data/translations/<lang>/`` and refer to values through
+``{placeholders}``.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+VERSION = r"^\d+\.\d+$"
+FULL_VERSION = r"^\d+\.\d+\.\d+$"
+FACT_ID = r"^\d{3}-[a-z0-9]+(-[a-z0-9]+)*$"
+
+ChangeType = Literal[
+    "breaking", "removal", "behavior", "deprecation", "feature", "performance", "platform"
+]
+Area = Literal[
+    "distributed", "fsdp", "pipeline", "checkpoint", "compile", "mps", "cuda", "rocm",
+    "xpu", "packaging", "frontend", "linalg", "profiler", "autograd", "nn", "cpp",
+]
+#: Types that break an upgrade by definition; others may opt in with ``breaking: true``.
+BREAKING_TYPES = {"breaking", "removal"}
+
+Value = Union[bool, int, float, dt.date, str, list[Union[int, float, str]]]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Cite(Strict):
+    """One source supporting a fact, with a short verbatim locator."""
+
+    source: str
+    locator: str = Field(min_length=2, max_length=40)
+
+
+class Note(Strict):
+    """A caveat shown next to a fact: a disagreement, a self-reported figure, an inference."""
+
+    kind: Literal["disagreement", "self-reported", "inferred", "secondary", "unverified"]
+    text: str
+    sources: list[Cite] = []
+
+
+class ErrorMessage(Strict):
+    """An exact message a user sees. ``origin`` says where the wording comes from."""
+
+    message: str = Field(min_length=3)
+    #: quoted: a source quotes it; python/pip: the standard message that the
+    #: interpreter or pip prints for this situation (not quoted by a source).
+    origin: Literal["quoted", "python", "pip"]
+
+
+class Fix(Strict):
+    steps: list[str] = Field(min_length=1)
+    before: Optional[str] = None
+    after: Optional[str] = None
+    language: Literal["python", "bash", "text"] = "python"
+
+
+class Rollback(Strict):
+    switches: list[str] = Field(min_length=1)
+    note: str
+    removed_in: Optional[str] = Field(default=None, pattern=VERSION)
+
+
+class Figure(Strict):
+    value: float
+    max: Optional[float] = None
+    unit: Literal["x", "ms", "s", "percent", "MiB"]
+    baseline: Optional[float] = None
+    hardware: Optional[str] = None
+    verification: Literal["self-reported", "independent", "analyst"]
+
+
+class Change(Strict):
+    id: str = Field(pattern=FACT_ID)
+    type: ChangeType
+    area: Area
+    breaking: Optional[bool] = None
+    values: dict[str, Value] = {}
+    title: str = Field(min_length=5)
+    summary: str = Field(min_length=5)
+    affected: Optional[str] = None
+    symptom: Optional[str] = None
+    errors: list[ErrorMessage] = []
+    fix: Optional[Fix] = None
+    rollback: Optional[Rollback] = None
+    figure: Optional[Figure] = None
+    notes: list[Note] = []
+    sources: list[Cite] = Field(min_length=1)
+
+    @property
+    def is_breaking(self) -> bool:
+        return self.breaking if self.breaking is not None else self.type in BREAKING_TYPES
+
+
+class Faq(Strict):
+    id: str = Field(pattern=FACT_ID)
+    question: str
+    answer: str
+    refs: list[str] = []
+    sources: list[Cite] = Field(min_length=1)
+
+
+class Person(Strict):
+    name: str
+    affiliation: Optional[str] = None
+
+
+class Event(Strict):
+    id: str = Field(pattern=FACT_ID)
+    kind: Literal["webinar"]
+    title: str
+    summary: str
+    start: dt.datetime
+    timezone: str
+    speakers: list[Person] = []
+    host: Optional[Person] = None
+    notes: list[Note] = []
+    sources: list[Cite] = Field(min_length=1)
+
+    @field_validator("start")
+    @classmethod
+    def _naive_local(cls, v: dt.datetime) -> dt.datetime:
+        if v.tzinfo is not None:
+            raise ValueError("give the local wall time without offset; the zone goes in 'timezone'")
+        return v
+
+
+class Coverage(Strict):
+    """Independent or analyst coverage reported by a source (second-hand)."""
+
+    id: str = Field(pattern=FACT_ID)
+    outlet: str
+    date: dt.date
+    values: dict[str, Value] = {}
+    summary: str
+    figure: Optional[Figure] = None
+    sources: list[Cite] = Field(min_length=1)
+
+
+class Cell(Strict):
+    """One comparable value of the platform and wheel matrix."""
+
+    value: Value
+    inferred: bool = False
+    note: Optional[str] = None
+    sources: list[Cite] = Field(min_length=1)
+
+
+#: The matrix keys, in display order. Upgrade pages diff releases key by key.
+MATRIX_KEYS = (
+    "python_min", "python_max", "python_free_threaded", "python_new_wheel_host",
+    "compile_python_max", "cuda_default_wheel", "cuda_default_toolkit", "cuda_other_wheels",
+    "cuda_dropped_wheels", "nvidia_min_driver", "nvidia_min_arch", "nvidia_new_targets",
+    "rocm_wheels", "rocm_dropped_wheels", "rocm_dropped_targets", "rocm_new_targets",
+    "macos_min_mps", "nccl_default_backend", "nccl_rollback", "nccl_fast_path_min",
+    "rccl_fast_path_min", "cxx_standard", "torchvision_abi",
+)
+
+
+class Matrix(Strict):
+    model_config = ConfigDict(extra="forbid")
+    python_min: Optional[Cell] = None
+    python_max: Optional[Cell] = None
+    python_free_threaded: Optional[Cell] = None
+    python_new_wheel_host: Optional[Cell] = None
+    compile_python_max: Optional[Cell] = None
+    cuda_default_wheel: Optional[Cell] = None
+    cuda_default_toolkit: Optional[Cell] = None
+    cuda_other_wheels: Optional[Cell] = None
+    cuda_dropped_wheels: Optional[Cell] = None
+    nvidia_min_driver: Optional[Cell] = None
+    nvidia_min_arch: Optional[Cell] = None
+    nvidia_new_targets: Optional[Cell] = None
+    rocm_wheels: Optional[Cell] = None
+    rocm_dropped_wheels: Optional[Cell] = None
+    rocm_dropped_targets: Optional[Cell] = None
+    rocm_new_targets: Optional[Cell] = None
+    macos_min_mps: Optional[Cell] = None
+    nccl_default_backend: Optional[Cell] = None
+    nccl_rollback: Optional[Cell] = None
+    nccl_fast_path_min: Optional[Cell] = None
+    rccl_fast_path_min: Optional[Cell] = None
+    cxx_standard: Optional[Cell] = None
+    torchvision_abi: Optional[Cell] = None
+
+
+class Release(Strict):
+    version: str = Field(pattern=VERSION)
+    full_version: Optional[str] = Field(default=None, pattern=FULL_VERSION)
+    previous: Optional[str] = Field(default=None, pattern=VERSION)
+    released: Optional[dt.date] = None
+    published_at: Optional[dt.datetime] = None
+    commits: Optional[int] = Field(default=None, ge=0)
+    contributors: Optional[int] = Field(default=None, ge=0)
+    wheel_index: Optional[str] = None
+    headline: str
+    provenance: dict[str, list[Cite]] = {}
+    notes: list[Note] = []
+    matrix: Matrix = Matrix()
+    changes: list[Change] = []
+    faq: list[Faq] = []
+    events: list[Event] = []
+    coverage: list[Coverage] = []
+
+
+class Source(Strict):
+    id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    file: Optional[str] = None
+    language: Literal["en", "zh", "ru", "id"]
+    title: str
+    publisher: str
+    form: str
+    published: dt.date
+    about: str = Field(pattern=VERSION)
+    sha256: Optional[str] = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    cited_in: Optional[str] = None
+    contribution: str
+
+
+class Sources(Strict):
+    sources: list[Source]
+
+
+class Translation(Strict):
+    """One translated text: the text and the hash of the English it translates."""
+
+    en_hash: str = Field(pattern=r"^[0-9a-f]{10}$")
+    text: str

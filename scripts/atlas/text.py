@@ -1,0 +1,148 @@
+"""Placeholders, locale formatting and escaping for text that comes from data.
+
+In:  a text template (English or a translation) such as
+     ``"{old} is gone; use {new}"``, a scope mapping names to canonical values,
+     and a language code.
+Out: the text with every placeholder replaced by the value formatted for that
+     language (Babel), either as Markdown-inert HTML (``render_html``) for pages
+     or as plain text (``render_plain``) for titles, meta tags and JSON.
+
+Placeholder grammar: ``{name}``, ``{change-id.name}``, optionally with a
+format ``:plain`` or ``:code``. Strings render as code unless they look like a
+version ("3.15", "13.2.2", "3.14t") or the placeholder says ``:plain``.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any, Callable, Mapping
+
+from babel.dates import format_date, format_datetime, format_time
+from babel.lists import format_list
+from babel.numbers import format_decimal
+
+LANGS = ("en", "zh", "ru", "id")
+#: Babel locale per site language. British English gives "28 October 2026".
+BABEL_LOCALE = {"en": "en_GB", "zh": "zh_Hans_CN", "ru": "ru_RU", "id": "id_ID"}
+
+PLACEHOLDER = re.compile(r"\{([a-z0-9][a-z0-9_]*(?:-[a-z0-9_]+)*(?:\.[a-z0-9_]+)?)(?::(plain|code))?\}")
+VERSION_LIKE = re.compile(r"^\d+(?:\.\d+)*(?:[a-z]+\d*)?$")
+
+#: Characters that mean something to Markdown or HTML, as entities. A fact that
+#: contains ``|``, ``<script>`` or a backtick renders as text, never as markup.
+_MD_ESCAPES = {
+    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\\": "&#92;", "`": "&#96;",
+    "*": "&#42;", "_": "&#95;", "[": "&#91;", "]": "&#93;", "|": "&#124;", "#": "&#35;",
+    "{": "&#123;", "}": "&#125;", "~": "&#126;", "^": "&#94;", "!": "&#33;", "$": "&#36;",
+    "=": "&#61;", "+": "&#43;", ":": "&#58;",
+}
+_MD_ESCAPE_RE = re.compile("[" + re.escape("".join(_MD_ESCAPES)) + "]")
+
+
+class PlaceholderError(KeyError):
+    """A placeholder names a value that the scope does not have."""
+
+
+def escape(text: str) -> str:
+    """Escape text for HTML and make it inert for Markdown, tables included."""
+    return _MD_ESCAPE_RE.sub(lambda m: _MD_ESCAPES[m.group(0)], " ".join(str(text).split()))
+
+
+def placeholders(template: str) -> list[str]:
+    """The placeholder names in a template, in order (duplicates kept)."""
+    return [m.group(1) for m in PLACEHOLDER.finditer(template)]
+
+
+def strip_placeholders(template: str) -> str:
+    return PLACEHOLDER.sub(" ", template)
+
+
+def format_number(value: float, lang: str) -> str:
+    return format_decimal(value, locale=BABEL_LOCALE[lang])
+
+
+def format_day(value: dt.date, lang: str) -> str:
+    return format_date(value, "long", locale=BABEL_LOCALE[lang])
+
+
+def format_moment(value: dt.datetime, lang: str, tz: str | None = None) -> str:
+    """A date and time with its zone, e.g. '5 November 2026, 11:00 PST'."""
+    loc = BABEL_LOCALE[lang]
+    day = format_date(value, "long", locale=loc)
+    time = format_time(value, "short", tzinfo=value.tzinfo, locale=loc)
+    zone = format_datetime(value, "zzz", tzinfo=value.tzinfo, locale="en") if tz else "UTC"
+    return f"{day}, {time} {zone}"
+
+
+def _atom(value: Any, lang: str, style: str | None, code: Callable[[str], str], plain: Callable[[str], str]) -> str:
+    if isinstance(value, bool):
+        return plain(str(value).lower())
+    if isinstance(value, (int, float)):
+        return plain(format_number(value, lang))
+    if isinstance(value, dt.datetime):
+        return plain(format_moment(value, lang))
+    if isinstance(value, dt.date):
+        return plain(format_day(value, lang))
+    text = str(value)
+    if style == "plain" or (style is None and VERSION_LIKE.match(text)):
+        return plain(text)
+    return code(text)
+
+
+def format_value(value: Any, lang: str, style: str | None = None, html: bool = True) -> str:
+    """One value in the reader's locale; lists use the locale's list pattern."""
+    code = (lambda s: f"<code>{escape(s)}</code>") if html else (lambda s: s)
+    plain = escape if html else (lambda s: s)
+    if isinstance(value, list):
+        items = [_atom(v, lang, style, code, plain) for v in value]
+        return format_list(items, locale=BABEL_LOCALE[lang]) if items else ""
+    return _atom(value, lang, style, code, plain)
+
+
+def _render(template: str, scope: Mapping[str, Any], lang: str, html: bool) -> str:
+    out, pos = [], 0
+    for m in PLACEHOLDER.finditer(template):
+        literal = template[pos:m.start()]
+        out.append(escape(literal) if html else literal)
+        name = m.group(1)
+        if name not in scope:
+            raise PlaceholderError(name)
+        out.append(format_value(scope[name], lang, m.group(2), html))
+        pos = m.end()
+    tail = template[pos:]
+    out.append(escape(tail) if html else tail)
+    text = "".join(out)
+    return text if html else " ".join(text.split())
+
+
+def render_html(template: str, scope: Mapping[str, Any], lang: str) -> str:
+    """Markdown-inert HTML: safe in a paragraph, a heading or a table cell."""
+    return _render(template, scope, lang, html=True)
+
+
+def render_plain(template: str, scope: Mapping[str, Any], lang: str) -> str:
+    """Plain text (for <title>, meta tags, JSON). Not escaped: the consumer escapes."""
+    return _render(template, scope, lang, html=False)
+
+
+# --- what a text may contain outside its placeholders ------------------------
+#: A standalone number: "3.117", "3 117", "2.15", "580". Numbers come from
+#: values through placeholders, in every language, so none may be typed.
+_NUMBER = re.compile(r"(?<![\w.\-+])\d+(?:[.,\u00a0\u202f]\d+)*(?![\w])")
+#: Identifier-like tokens: dotted names, snake_case, calls, and words that mix
+#: letters and digits (fp32, NVFP4, M3). A translation may only use ones that
+#: the English text uses too, so a mistyped API name cannot slip in.
+_IDENT = re.compile(
+    r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+(?:\(\))?"      # torch.linalg.qr, dist.get_backend()
+    r"|[A-Za-z]*_[\w]*"                               # snake_case, _scaled_mm
+    r"|[A-Za-z]+\d[\w+]*|\d+[A-Za-z][\w]*"            # fp32, NVFP4, C++20, M3, 4bit
+)
+
+
+def bare_numbers(template: str) -> list[str]:
+    """Numbers typed into a text instead of coming from a placeholder."""
+    return _NUMBER.findall(strip_placeholders(template))
+
+
+def identifiers(template: str) -> set[str]:
+    return {t for t in _IDENT.findall(strip_placeholders(template)) if any(ch.isalpha() for ch in t)}

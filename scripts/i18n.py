@@ -1,0 +1,91 @@
+"""Command line for translations; see scripts/atlas/i18n.py for what each command does."""
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from atlas.i18n import en_hash, problems  # noqa: E402
+from atlas.keys import translation_file  # noqa: E402
+from atlas.load import ROOT, TRANSLATED, load  # noqa: E402
+from atlas.validate import validate  # noqa: E402
+
+
+def _dump(path: Path, mapping: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(mapping, allow_unicode=True, sort_keys=False, width=100), encoding="utf-8")
+
+
+def _file_map(path: Path) -> dict:
+    return (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else {}
+
+
+def main(argv: list[str]) -> int:
+    cmd = argv[0] if argv else "status"
+    fb = validate(load())
+    langs = [argv[1]] if len(argv) > 1 and cmd in ("stale", "missing", "stub", "stamp", "check", "todo") else list(TRANSLATED)
+    if cmd == "status":
+        found = problems(fb)
+        for lang in TRANSLATED:
+            c = Counter(p.kind for p in found if p.lang == lang)
+            print(f"{lang}: {len(fb.texts)} texts, " + (", ".join(f"{n} {k}" for k, n in sorted(c.items())) or "all current"))
+        return 1 if found else 0
+    if cmd in ("stale", "missing"):
+        kinds = {"stale"} if cmd == "stale" else {"missing", "empty"}
+        found = [p for p in problems(fb, langs) if p.kind in kinds]
+        for p in found:
+            print(p)
+        print(f"{len(found)} {cmd} translation(s)")
+        return 1 if found else 0
+    if cmd == "check":
+        found = problems(fb, langs)
+        for p in found:
+            print(p)
+        print(f"{len(found)} problem(s)")
+        return 1 if found else 0
+    if cmd == "todo":
+        bad = {p.key for p in problems(fb, langs) if p.kind != "orphan"}
+        for t in fb.texts:
+            if t.key in bad:
+                print(f"{t.key}\t{t.en}")
+        return 0
+    if cmd == "stub":
+        lang = langs[0]
+        by_file: dict[str, list] = {}
+        for t in fb.texts:
+            by_file.setdefault(translation_file(lang, t.file), []).append(t)
+        added = 0
+        for rel, items in by_file.items():
+            path = ROOT / rel
+            current = _file_map(path)
+            out = {}
+            for t in items:  # keep the English order, so files read like the data
+                if t.key in current:
+                    out[t.key] = current[t.key]
+                else:
+                    out[t.key] = {"en_hash": en_hash(t.en), "text": ""}
+                    added += 1
+            _dump(path, out)
+        print(f"{lang}: added {added} empty entries; fill in 'text' for each")
+        return 0
+    if cmd == "stamp":
+        lang, keys = langs[0], set(argv[2:])
+        en = {t.key: t for t in fb.texts}
+        for key in keys:
+            rel = translation_file(lang, en[key].file)
+            path = ROOT / rel
+            current = _file_map(path)
+            current[key]["en_hash"] = en_hash(en[key].en)
+            _dump(path, current)
+            print(f"{lang}: {key} marked current")
+        return 0
+    print(__doc__, "\nusage: i18n.py status | check [LANG] | todo [LANG] | stale [LANG] | missing [LANG] | stub LANG | stamp LANG KEY...")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
