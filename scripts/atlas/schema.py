@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 VERSION = r"^\d+\.\d+$"
 FULL_VERSION = r"^\d+\.\d+\.\d+$"
-FACT_ID = r"^\d{3}-[a-z0-9]+(-[a-z0-9]+)*$"
+FACT_ID = r"^\d{2,4}-[a-z0-9]+(-[a-z0-9]+)*$"
 
 ChangeType = Literal[
     "breaking", "removal", "behavior", "deprecation", "feature", "performance", "platform"

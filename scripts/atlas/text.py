@@ -45,7 +45,7 @@ class PlaceholderError(KeyError):
 
 def escape(text: str) -> str:
     """Escape text for HTML and make it inert for Markdown, tables included."""
-    return _MD_ESCAPE_RE.sub(lambda m: _MD_ESCAPES[m.group(0)], " ".join(str(text).split()))
+    return _MD_ESCAPE_RE.sub(lambda m: _MD_ESCAPES[m.group(0)], re.sub(r"\s+", " ", str(text)))
 
 
 def placeholders(template: str) -> list[str]:
@@ -111,8 +111,7 @@ def _render(template: str, scope: Mapping[str, Any], lang: str, html: bool) -> s
         pos = m.end()
     tail = template[pos:]
     out.append(escape(tail) if html else tail)
-    text = "".join(out)
-    return text if html else " ".join(text.split())
+    return " ".join("".join(out).split())
 
 
 def render_html(template: str, scope: Mapping[str, Any], lang: str) -> str:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
 from .load import LANGS, TRANSLATED, DataError, RawData
-from .schema import Release, Sources, Translation
+from .schema import Change, Coverage, Event, Faq, Release, Sources, Translation
 from .text import bare_numbers, placeholders
 
 
@@ -48,6 +48,8 @@ class FactBase:
 def _fact_path(raw: Any, loc: tuple) -> tuple[str, str]:
     """Map a pydantic error location to (fact id, field path inside the fact)."""
     fact, start, node = "-", 0, raw
+    if isinstance(raw, dict) and isinstance(raw.get("id"), str):
+        fact = raw["id"]
     for i, part in enumerate(loc):
         try:
             node = node[part]
@@ -72,6 +74,33 @@ def _parse(model: type[BaseModel], raw: Any, file: str, problems: list[str]):
                 msg = "unknown key (typo? see scripts/atlas/schema.py for the allowed keys)"
             problems.append(f"{file}: {fact}: {where}: {msg}")
     return None
+
+
+_ITEM_MODELS = {"changes": Change, "faq": Faq, "events": Event, "coverage": Coverage}
+
+
+def _parse_release(raw: Any, file: str, problems: list[str]) -> Release | None:
+    """Parse a release item by item, so one bad change does not hide the others' errors."""
+    if not isinstance(raw, dict):
+        return _parse(Release, raw, file, problems)
+    head = {k: v for k, v in raw.items() if k not in _ITEM_MODELS}
+    items: dict[str, list] = {}
+    for kind, model in _ITEM_MODELS.items():
+        items[kind] = []
+        entries = raw.get(kind) or []
+        if not isinstance(entries, list):
+            problems.append(f"{file}: {raw.get('version', '-')}: {kind}: must be a list")
+            continue
+        for i, entry in enumerate(entries):
+            before = len(problems)
+            parsed = _parse(model, entry, file, problems)
+            for j in range(before, len(problems)):  # name the list position when the id is missing
+                if isinstance(entry, dict) and not isinstance(entry.get("id"), str):
+                    problems[j] = problems[j].replace(f"{file}: -: ", f"{file}: {kind}.{i}: ", 1)
+            if parsed is not None:
+                items[kind].append(parsed)
+    rel = _parse(Release, head, file, problems)
+    return rel.model_copy(update=items) if rel is not None else None
 
 
 def _check_release(rel: Release, file: str, source_ids: set[str], problems: list[str]) -> None:
@@ -145,7 +174,7 @@ def validate(raw: RawData) -> FactBase:
 
     releases, files = [], {}
     for file, data in raw.releases.items():
-        rel = _parse(Release, data, file, problems)
+        rel = _parse_release(data, file, problems)
         if rel is not None:
             _check_release(rel, file, source_ids, problems)
             releases.append(rel)

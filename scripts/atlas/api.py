@@ -1,0 +1,112 @@
+"""The JSON API: the same facts, for tools (``/api/v1/``).
+
+In:  an ``Atlas``.
+Out: ``index.json``, ``releases.json``, ``changes.json``, ``faq.json``,
+     ``errors.json`` and ``upgrades/<old>-to-<new>.json`` in the given
+     directory. Texts are rendered as plain text in every language; URLs are
+     site-relative (``/zh/changes/<id>/``). Output is deterministic: sorted
+     keys, no timestamps, so the same data gives byte-identical files.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from .enrich import Atlas
+from .i18n import text_for
+from .keys import release_texts
+from .load import LANGS
+from .schema import MATRIX_KEYS
+from .text import render_plain
+
+SCHEMA_VERSION = 1
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (dt.date, dt.datetime)):
+        return v.isoformat()
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _url(lang: str, path: str) -> str:
+    return "/" + ("" if lang == "en" else f"{lang}/") + path
+
+
+def _texts(atlas: Atlas, prefix: str) -> dict[str, dict[str, str]]:
+    """{lang: {field: text}} for every text key starting with ``prefix``."""
+    fb = atlas.fb
+    out: dict[str, dict[str, str]] = {lang: {} for lang in LANGS}
+    for t in fb.texts:
+        if t.key.startswith(prefix):
+            field = t.key[len(prefix):]
+            for lang in LANGS:
+                out[lang][field] = render_plain(text_for(fb, t.key, lang, t.en), fb.scopes[t.owner], lang)
+    return out
+
+
+def build(atlas: Atlas) -> dict[str, Any]:
+    releases, changes, faq = [], [], []
+    for rel in atlas.releases:
+        matrix = {k: _plain(getattr(rel.matrix, k).model_dump()) for k in MATRIX_KEYS if getattr(rel.matrix, k)}
+        releases.append({
+            "version": rel.version, "full_version": rel.full_version, "previous": rel.previous,
+            "released": _plain(rel.released),
+            "published_at": rel.published_at.strftime("%Y-%m-%dT%H:%M:%SZ") if rel.published_at else None,
+            "commits": rel.commits, "contributors": rel.contributors, "wheel_index": rel.wheel_index,
+            "counts": dict(sorted(atlas.counts[rel.version].items())), "matrix": matrix,
+            "provenance": _plain({k: [c.model_dump() for c in v] for k, v in rel.provenance.items()}),
+            "text": _texts(atlas, f"{rel.version}."),
+            "urls": {lang: _url(lang, f"releases/{rel.version}/") for lang in LANGS},
+        })
+        for c in rel.changes:
+            d = _plain(c.model_dump(exclude={"title", "summary", "affected", "symptom"}))
+            d.update(release=rel.version, breaking=c.is_breaking, text=_texts(atlas, f"{c.id}."),
+                     urls={lang: _url(lang, f"changes/{c.id}/") for lang in LANGS})
+            if d.get("fix"):
+                d["fix"].pop("steps")
+            if d.get("rollback"):
+                d["rollback"].pop("note")
+            for n in d.get("notes", []):
+                n.pop("text")
+            changes.append(d)
+        for q in rel.faq:
+            faq.append({"id": q.id, "release": rel.version, "refs": q.refs, "sources": _plain([s.model_dump() for s in q.sources]),
+                        "text": _texts(atlas, f"{q.id}."),
+                        "urls": {lang: _url(lang, f"faq/{rel.version}/#{q.id}") for lang in LANGS}})
+    errors = [{"message": m, "origin": o, "change": c.id, "release": atlas.change_release[c.id].version,
+               "urls": {lang: _url(lang, f"changes/{c.id}/") for lang in LANGS}} for m, o, c in atlas.errors]
+    upgrades = {}
+    for up in atlas.upgrades:
+        upgrades[up.slug] = {
+            "from": up.old.version, "to": up.new.version,
+            "breaking": [c.id for c in up.breaking], "checklist": [c.id for c in up.checklist],
+            "rollbacks": [{"change": c.id, "switches": c.rollback.switches, "removed_in": c.rollback.removed_in}
+                          for c in up.rollbacks],
+            "matrix": [{"key": r.key, "from": _plain(r.old.value) if r.old else None,
+                        "to": _plain(r.new.value) if r.new else None, "changed": r.changed,
+                        "dropped": _plain(r.dropped), "added": _plain(r.added)} for r in up.matrix],
+            "urls": {lang: _url(lang, f"upgrade/{up.slug}/") for lang in LANGS},
+        }
+    files = ["releases.json", "changes.json", "faq.json", "errors.json"] + [f"upgrades/{s}.json" for s in upgrades]
+    out = {
+        "index.json": {"files": files, "languages": list(LANGS), "docs": {l: _url(l, "api/") for l in LANGS}},
+        "releases.json": {"releases": releases},
+        "changes.json": {"changes": changes},
+        "faq.json": {"faq": faq},
+        "errors.json": {"errors": errors},
+    }
+    out.update({f"upgrades/{s}.json": u for s, u in upgrades.items()})
+    return {name: {"schema_version": SCHEMA_VERSION, **body} for name, body in out.items()}
+
+
+def write(atlas: Atlas, directory: Path) -> None:
+    for name, body in build(atlas).items():
+        path = directory / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(body, ensure_ascii=False, sort_keys=True, indent=1) + "\n", encoding="utf-8")

@@ -1,0 +1,138 @@
+"""Step 3: compute everything derivable from the facts.
+
+Rule (as in endoflife.date's enricher): what the YAML stores is what a source
+says; anything that can be derived from it is computed here and never stored.
+
+In:  a validated ``FactBase``.
+Out: an ``Atlas``: releases newest first with their breaking changes and counts,
+     the upgrade diff for every ordered pair of releases (breaking changes in
+     between, matrix side by side with changed cells, dropped items, expiring
+     rollbacks, an ordered checklist), the error-message index, FAQ by release,
+     page paths per language, and the sources with what each supports.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from .keys import version_key
+from .schema import MATRIX_KEYS, Change, Release
+from .validate import FactBase
+
+#: Checklist order: what blocks installing first, then code that stops running,
+#: then silent behaviour changes. Within a group, release order then id.
+_CHECK_ORDER = {"platform": 0, "removal": 1, "breaking": 2, "behavior": 3, "deprecation": 4}
+_AREA_ORDER = {"packaging": 0, "cuda": 0, "rocm": 0, "mps": 1, "cpp": 1}
+
+
+@dataclass
+class MatrixRow:
+    key: str
+    old: Any            # Cell or None
+    new: Any
+    changed: bool
+    dropped: list = field(default_factory=list)   # items in old list value, not in new
+    added: list = field(default_factory=list)
+
+
+@dataclass
+class Upgrade:
+    old: Release
+    new: Release
+    slug: str                         # "2.14-to-2.15": the page and API file name
+    steps: list[Release]              # releases after old, up to and including new
+    breaking: list[Change]
+    matrix: list[MatrixRow]
+    rollbacks: list[Change]           # breaking changes whose rollback switch expires
+    checklist: list[Change]
+
+
+@dataclass
+class Atlas:
+    fb: FactBase
+    releases: list[Release]           # newest first
+    latest: Release
+    change_release: dict[str, Release]
+    upgrades: list[Upgrade]
+    errors: list[tuple[str, str, Change]]   # (message, origin, change), sorted by message
+    counts: dict[str, Counter]              # version -> Counter of change types (+ "breaking")
+    areas: list[str]
+    types: list[str]
+    cites_by_source: dict[str, list[tuple[str, str]]]   # source id -> [(fact id, locator)]
+
+    def change(self, cid: str) -> Change:
+        return next(c for r in self.releases for c in r.changes if c.id == cid)
+
+
+def _as_list(v: Any) -> list:
+    return list(v) if isinstance(v, list) else [v]
+
+
+def matrix_diff(old: Release, new: Release) -> list[MatrixRow]:
+    rows = []
+    for key in MATRIX_KEYS:
+        a, b = getattr(old.matrix, key), getattr(new.matrix, key)
+        if a is None and b is None:
+            continue
+        va = a.value if a else None
+        vb = b.value if b else None
+        row = MatrixRow(key, a, b, changed=(a is not None and b is not None and va != vb))
+        if isinstance(va, list) and isinstance(vb, list):
+            row.dropped = [x for x in va if x not in vb]
+            row.added = [x for x in vb if x not in va]
+        elif a is not None and b is not None and va != vb and key.endswith("_wheels"):
+            row.dropped, row.added = [x for x in _as_list(va) if x not in _as_list(vb)], []
+        rows.append(row)
+    return rows
+
+
+def _checklist_key(c: Change, rel_of: dict[str, Release]) -> tuple:
+    return (_CHECK_ORDER.get(c.type, 5), _AREA_ORDER.get(c.area, 2), version_key(rel_of[c.id].version), c.id)
+
+
+def enrich(fb: FactBase) -> Atlas:
+    oldest_first = fb.releases
+    rel_of = {c.id: r for r in oldest_first for c in r.changes}
+    upgrades = []
+    for old, new in combinations(oldest_first, 2):
+        steps = [r for r in oldest_first if version_key(old.version) < version_key(r.version) <= version_key(new.version)]
+        breaking = [c for r in steps for c in r.changes if c.is_breaking]
+        rollbacks = [c for c in breaking if c.rollback is not None]
+        upgrades.append(Upgrade(
+            old=old, new=new, slug=f"{old.version}-to-{new.version}", steps=steps, breaking=breaking,
+            matrix=matrix_diff(old, new), rollbacks=rollbacks,
+            checklist=sorted(breaking, key=lambda c: _checklist_key(c, rel_of)),
+        ))
+    errors = sorted(
+        ((e.message, e.origin, c) for r in oldest_first for c in r.changes for e in c.errors),
+        key=lambda t: (t[0].lower(), t[2].id),
+    )
+    counts = {}
+    for r in oldest_first:
+        cnt = Counter(c.type for c in r.changes)
+        cnt["breaking"] = sum(c.is_breaking for c in r.changes)
+        cnt["all"] = len(r.changes)
+        counts[r.version] = cnt
+    cites: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for r in oldest_first:
+        for name, lst in r.provenance.items():
+            for c in lst:
+                cites[c.source].append((f"{r.version}:{name}", c.locator))
+        for k in MATRIX_KEYS:
+            cell = getattr(r.matrix, k)
+            for c in cell.sources if cell else []:
+                cites[c.source].append((f"{r.version}:{k}", c.locator))
+        for item in (*r.changes, *r.faq, *r.events, *r.coverage):
+            for c in item.sources:
+                cites[c.source].append((item.id, c.locator))
+    newest = list(reversed(oldest_first))
+    latest = next(r for r in newest if r.released is not None)
+    all_changes = [c for r in oldest_first for c in r.changes]
+    return Atlas(
+        fb=fb, releases=newest, latest=latest, change_release=rel_of, upgrades=upgrades,
+        errors=errors, counts=counts,
+        areas=sorted({c.area for c in all_changes}), types=sorted({c.type for c in all_changes}),
+        cites_by_source=dict(cites),
+    )

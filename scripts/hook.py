@@ -1,0 +1,50 @@
+"""MkDocs hook: dispatches to the fact pipeline; holds no logic of its own.
+
+on_config      redirects for renamed change ids (data/published_ids.yaml) -> mkdocs-redirects
+on_pre_build   load -> validate -> enrich -> render -> write docs/<lang>/... (once per build)
+on_env         exposes UI strings to theme templates (404, Open Graph tags)
+on_post_template  keeps one 404 page per language instead of the last one built
+on_post_build  writes the JSON API (site/api/v1/) and restores the English root 404
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from atlas import site  # noqa: E402
+
+_state: dict = {}
+
+
+def _lang(config) -> str:
+    return str(config.theme.get("language") or "en")
+
+
+def on_config(config):
+    atlas = site.generate(_state)
+    redirects = config.plugins.get("redirects")
+    if redirects is not None:
+        redirects.config["redirect_maps"] = site.redirect_maps(atlas)
+    return config
+
+
+def on_pre_build(config):
+    site.generate(_state)
+
+
+def on_env(env, config, files):
+    env.globals["atlas_ui"] = lambda lang, key: site.ui_string(_state, lang, key)
+    return env
+
+
+def on_post_template(output, template_name, config):
+    if template_name == "404.html":
+        _state.setdefault("404", {})[_lang(config)] = output
+    return output
+
+
+def on_post_build(config):
+    site.write_api(_state, Path(config.site_dir))
+    site.write_404s(_state, Path(config.site_dir))

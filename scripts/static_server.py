@@ -1,0 +1,56 @@
+"""A tiny static file server on 127.0.0.1 for tests and benchmarks.
+
+In:  a built site directory.
+Out: ``serve(directory)`` returns ``(server, base_url)`` with the server running
+     in a daemon thread on a free port. Unknown paths get the site's 404 page
+     for their language, as a static host configured per language would do.
+     Every response carries a ``LinkChecker`` header, which tells LinkChecker
+     this host may be checked at full speed.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from pathlib import Path
+
+LANG_DIRS = ("zh", "ru", "id")
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def end_headers(self):
+        self.send_header("LinkChecker", "allow")
+        super().end_headers()
+
+    def log_message(self, format, *args):  # noqa: A002 - keep test output quiet
+        pass
+
+    def send_error(self, code, message=None, explain=None):
+        if code != 404:
+            return super().send_error(code, message, explain)
+        root = Path(self.directory)
+        first = self.path.lstrip("/").split("/", 1)[0]
+        page = root / first / "404.html" if first in LANG_DIRS else root / "404.html"
+        body = page.read_bytes() if page.exists() else b"not found"
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
+def serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    handler = functools.partial(Handler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+if __name__ == "__main__":
+    import sys
+    import time
+
+    srv, url = serve(Path(sys.argv[1] if len(sys.argv) > 1 else "site"))
+    print(f"serving on {url}")
+    time.sleep(10**9)

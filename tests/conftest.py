@@ -1,0 +1,54 @@
+"""Fixtures only. The built site is made once per session, in a temp directory."""
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from atlas.enrich import enrich  # noqa: E402
+from atlas.load import load  # noqa: E402
+from atlas.validate import validate  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def factbase():
+    return validate(load())
+
+
+@pytest.fixture(scope="session")
+def atlas(factbase):
+    return enrich(factbase)
+
+
+@pytest.fixture
+def data_copy(tmp_path) -> Path:
+    """A writable copy of data/, for tests that break it on purpose."""
+    dst = tmp_path / "data"
+    shutil.copytree(ROOT / "data", dst)
+    return dst
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The real site, built once with scripts/build.py (mkdocs build --strict)."""
+    import build
+
+    site = tmp_path_factory.mktemp("site") / "site"
+    assert build.build(site) == 0, "mkdocs build --strict failed; run `make build` to see why"
+    return site
+
+
+@pytest.fixture(scope="session")
+def served_site(built_site):
+    import static_server
+
+    server, url = static_server.serve(built_site)
+    yield url
+    server.shutdown()

@@ -1,0 +1,123 @@
+"""Schema and rules over every data file, and broken fixtures that must fail."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from atlas.load import DataError, load
+from atlas.schema import BREAKING_TYPES
+from atlas.validate import validate
+from conftest import FIXTURES, ROOT
+
+RELEASE_FILES = sorted((ROOT / "data" / "releases").glob("*.yaml"))
+F = "data/releases/9.1.yaml"
+
+
+def test_real_data_validates(factbase):
+    assert [r.version for r in factbase.releases] == ["2.13", "2.14", "2.15"]
+
+
+@pytest.mark.parametrize("path", RELEASE_FILES, ids=lambda p: p.name)
+def test_each_release_file_parses_alone(path, tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    for other in (data / "releases").glob("*.yaml"):
+        if other.name != path.name:
+            other.unlink()
+    # a lone release may reference others through {change-id.x}; only schema errors matter here
+    try:
+        validate(load(data))
+    except DataError as exc:
+        schema = [p for p in exc.problems if "placeholder" not in p and "published id" not in p and "refs." not in p]
+        assert not schema, "\n".join(schema)
+
+
+def test_every_breaking_change_is_actionable(factbase):
+    for c in factbase.changes():
+        if c.is_breaking:
+            assert c.affected and c.symptom and c.fix and c.fix.steps, c.id
+        if c.type in BREAKING_TYPES:
+            assert c.is_breaking, c.id
+
+
+def test_every_quoted_error_message_is_cited(factbase):
+    """A message marked 'quoted' must overlap one of the change's verbatim locators."""
+    for c in factbase.changes():
+        for e in c.errors:
+            if e.origin == "quoted":
+                locators = [s.locator for s in c.sources if len(s.locator) >= 12]
+                assert any(loc in e.message or e.message in loc for loc in locators), (c.id, e.message)
+
+
+def test_counts_match_the_sources(factbase):
+    r215, r214 = factbase.release("2.15"), factbase.release("2.14")
+    assert (r215.commits, r215.contributors, str(r215.released)) == (3117, 583, "2026-10-28")
+    assert (r214.commits, r214.contributors, str(r214.released)) == (2995, 487, "2026-09-02")
+
+
+def _validate_with(data: Path, fixture: str) -> list[str]:
+    shutil.copy(FIXTURES / "broken" / f"{fixture}.yaml", data / "releases" / "9.1.yaml")
+    with pytest.raises(DataError) as info:
+        validate(load(data))
+    return info.value.problems
+
+
+def test_valid_fixture_is_valid(data_copy):
+    shutil.copy(FIXTURES / "valid_release.yaml", data_copy / "releases" / "9.1.yaml")
+    fb = validate(load(data_copy))
+    assert fb.releases[-1].version == "9.1"
+
+
+BROKEN = {
+    "unknown_key": f"{F}: 91-sample: titel: unknown key",
+    "duplicate_id": f"{F}: 91-sample: id: duplicate id",
+    "dangling_faq": f"{F}: 91-faq-sample: refs.0: no change with id '91-missing'",
+    "bad_date": f"{F}: 9.1: released: Input should be a valid date",
+    "bad_version": f"{F}: 91-sample: rollback.removed_in: String should match pattern",
+    "rollback_expiry": f"{F}: 91-sample: rollback.removed_in: 9.0 is not after the release 9.1",
+    "unknown_source": f"{F}: 91-sample: sources.0.source: unknown source 'nowhere'",
+    "typed_number": f"{F}: 91-sample: title: number '3.10' typed into text",
+    "bad_placeholder": f"{F}: 91-sample: summary: placeholder {{nope}} names no value",
+    "breaking_without_fix": f"{F}: 91-sample: fix: required for a breaking change",
+    "wrong_prefix": f"{F}: 92-sample: id: must start with '91-'",
+}
+
+
+@pytest.mark.parametrize("fixture", sorted(BROKEN))
+def test_broken_fixture_names_file_fact_and_field(data_copy, fixture):
+    problems = _validate_with(data_copy, fixture)
+    assert any(p.startswith(BROKEN[fixture]) for p in problems), "\n".join(problems)
+
+
+def test_all_errors_are_reported_at_once(data_copy):
+    problems = _validate_with(data_copy, "many_errors")
+    for expected in (f"{F}: 91-other: titel: unknown key", BROKEN["dangling_faq"], BROKEN["rollback_expiry"]):
+        assert any(p.startswith(expected) for p in problems), expected
+
+
+def test_invalid_yaml_names_the_file(data_copy):
+    (data_copy / "releases" / "9.1.yaml").write_text("version: [unclosed\n")
+    with pytest.raises(DataError) as info:
+        load(data_copy)
+    assert info.value.problems[0].startswith("data/releases/9.1.yaml: not valid YAML")
+
+
+def test_published_id_without_page_or_redirect_fails(data_copy):
+    ledger = data_copy / "published_ids.yaml"
+    ledger.write_text(yaml.safe_dump({"published": ["215-renamed-away"], "redirects": {}}))
+    with pytest.raises(DataError) as info:
+        validate(load(data_copy))
+    assert any("215-renamed-away: published.0: published id has no change and no redirect" in p
+               for p in info.value.problems)
+    ledger.write_text(yaml.safe_dump({"published": ["215-renamed-away"],
+                                      "redirects": {"215-renamed-away": "215-dcp-strides"}}))
+    validate(load(data_copy))  # a redirect to an existing change makes it valid
+
+
+def test_ledger_lists_every_change(factbase):
+    published = set(factbase.ledger.get("published") or [])
+    missing = {c.id for c in factbase.changes()} - published
+    assert not missing, f"new change ids not in data/published_ids.yaml: {sorted(missing)}; run: make publish-ids"
