@@ -45,7 +45,7 @@ class PlaceholderError(KeyError):
 
 def escape(text: str) -> str:
     """Escape text for HTML and make it inert for Markdown, tables included."""
-    return _MD_ESCAPE_RE.sub(lambda m: _MD_ESCAPES[m.group(0)], re.sub(r"\s+", " ", str(text)))
+    return _MD_ESCAPE_RE.sub(lambda m: _MD_ESCAPES[m.group(0)], re.sub(r"[ \t\r\n]+", " ", str(text)))
 
 
 def placeholders(template: str) -> list[str]:
@@ -111,7 +111,8 @@ def _render(template: str, scope: Mapping[str, Any], lang: str, html: bool) -> s
         pos = m.end()
     tail = template[pos:]
     out.append(escape(tail) if html else tail)
-    return " ".join("".join(out).split())
+    # collapse only ASCII whitespace: the no-break spaces of "3 117" and "2026 г." must stay
+    return re.sub(r"[ \t\r\n]+", " ", "".join(out)).strip()
 
 
 def render_html(template: str, scope: Mapping[str, Any], lang: str) -> str:

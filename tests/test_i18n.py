@@ -1,0 +1,119 @@
+"""Every language has every text, agrees with the canonical values, and is current."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import yaml
+
+from atlas import i18n
+from atlas.load import LANGS, TRANSLATED, load
+from atlas.text import bare_numbers, format_day, format_number, identifiers, placeholders, render_plain
+from atlas.validate import validate
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+@pytest.mark.parametrize("kind", ["missing", "empty", "stale", "placeholders", "number", "identifier", "orphan"])
+def test_translations_are_complete_and_consistent(factbase, lang, kind):
+    found = [str(p) for p in i18n.problems(factbase, [lang]) if p.kind == kind]
+    assert not found, f"{len(found)} {kind} translation(s) in {lang}:\n" + "\n".join(found[:20])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_text_renders_in_every_language(factbase, lang):
+    """Each text resolves all its placeholders with real values in each language."""
+    for t in factbase.texts:
+        out = render_plain(i18n.text_for(factbase, t.key, lang, t.en), factbase.scopes[t.owner], lang)
+        assert out and "{" not in out, (lang, t.key, out)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_ui_strings_have_the_same_placeholders_and_no_digits(factbase, lang):
+    en, ui = factbase.ui["en"], factbase.ui[lang]
+    assert set(en) == set(ui)
+    for key, text in ui.items():
+        assert set(placeholders(text)) == set(placeholders(en[key])), (lang, key)
+        assert not bare_numbers(text), (lang, key, text)
+
+
+def _id_text(data, key):
+    path = data / "translations" / "id" / "releases" / "2.15.yaml"
+    table = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return path, table
+
+
+def test_a_typed_wrong_number_in_a_translation_fails(data_copy):
+    """The Indonesian summary with 3.171 typed in instead of {commits} must be caught."""
+    path, table = _id_text(data_copy, None)
+    key = "2.15.headline"
+    table[key]["text"] = table[key]["text"] + " Rilis ini berisi 3.171 commit."
+    path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    found = [p for p in i18n.problems(validate(load(data_copy)), ["id"]) if p.key == key]
+    assert [p.kind for p in found] == ["number"] and "3.171" in found[0].detail
+
+
+def test_a_mistyped_api_name_in_a_translation_fails(data_copy):
+    path, table = _id_text(data_copy, None)
+    key = "215-dcp-strides.summary"
+    table[key]["text"] += " Lihat torch.distributed.checkpiont."
+    path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    found = [p for p in i18n.problems(validate(load(data_copy)), ["id"]) if p.key == key]
+    assert [p.kind for p in found] == ["identifier"] and "checkpiont" in found[0].detail
+
+
+def test_a_dropped_placeholder_fails(data_copy):
+    path, table = _id_text(data_copy, None)
+    key = "215-dcp-strides.title"
+    table[key]["text"] = "Checkpoint terdistribusi tidak kompatibel"
+    path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    found = [p for p in i18n.problems(validate(load(data_copy)), ["id"]) if p.key == key]
+    assert [p.kind for p in found] == ["placeholders"]
+
+
+def test_changing_english_makes_every_translation_stale(data_copy):
+    rel = data_copy / "releases" / "2.15.yaml"
+    text = rel.read_text(encoding="utf-8")
+    rel.write_text(text.replace("title: One-sided transports with NIXL as the first backend",
+                                "title: One-sided transports, with NIXL first"), encoding="utf-8")
+    stale = {(p.lang, p.key) for p in i18n.problems(validate(load(data_copy))) if p.kind == "stale"}
+    assert stale == {(lang, "215-one-sided-transport.title") for lang in TRANSLATED}
+
+
+def test_missing_translation_is_reported_with_the_fix(data_copy):
+    path, table = _id_text(data_copy, None)
+    del table["215-dcp-strides.title"]
+    path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    found = [p for p in i18n.problems(validate(load(data_copy)), ["id"]) if p.key == "215-dcp-strides.title"]
+    assert found[0].kind == "missing" and "scripts/i18n.py stub id" in found[0].detail
+
+
+@pytest.mark.parametrize("lang,number,date", [
+    ("en", "3,117", "28 October 2026"),
+    ("zh", "3,117", "2026年10月28日"),
+    ("ru", "3\u00a0117", "28 октября 2026\u202fг."),
+    ("id", "3.117", "28 Oktober 2026"),
+])
+def test_locale_formatting(lang, number, date):
+    assert format_number(3117, lang) == number
+    assert format_day(dt.date(2026, 10, 28), lang) == date
+
+
+@pytest.mark.parametrize("lang,expected", [("en", "1.32"), ("ru", "1,32"), ("id", "1,32"), ("zh", "1.32")])
+def test_decimal_formatting(lang, expected):
+    assert format_number(1.32, lang) == expected
+
+
+def test_rendered_commit_count_is_localised_in_every_language(factbase):
+    """The same fact, rendered in the UI sentence of the home page, in each locale."""
+    rel = factbase.release("2.15")
+    for lang, expected in [("en", "3,117"), ("zh", "3,117"), ("ru", "3\u00a0117"), ("id", "3.117")]:
+        out = render_plain(factbase.ui[lang]["home.glance"], {"date": rel.released, "commits": rel.commits,
+                                                               "contributors": rel.contributors,
+                                                               "previous": rel.previous}, lang)
+        assert expected in out, (lang, out)
+
+
+def test_token_rules():
+    assert bare_numbers("Python {v} and 3.10") == ["3.10"]
+    assert bare_numbers("fp32 and NVFP4 and sm_75") == []
+    assert {"torch.linalg.qr", "fp32"} <= identifiers("use torch.linalg.qr in fp32")

@@ -1,0 +1,102 @@
+"""Golden files for the templates, and hostile data that must stay text."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import markdown
+import pytest
+import yaml
+
+from atlas.enrich import enrich
+from atlas.load import TRANSLATED, load
+from atlas.render import Renderer, fence
+from atlas.text import escape, render_html
+from atlas.validate import validate
+from conftest import FIXTURES, ROOT
+
+GOLDEN = FIXTURES / "golden"
+PAGES = ["changes/91-sample.md", "releases/9.1.md", "faq/9.1.md"]
+
+
+def _fixture_data(tmp_path: Path, release: Path, zh: dict | None = None) -> Path:
+    """A data dir with the real sources and UI strings and one fixture release."""
+    data = tmp_path / "data"
+    (data / "releases").mkdir(parents=True)
+    shutil.copy(ROOT / "data" / "sources.yaml", data / "sources.yaml")
+    shutil.copytree(ROOT / "data" / "i18n", data / "i18n")
+    for lang in TRANSLATED:
+        shutil.copytree(ROOT / "data" / "translations" / lang, data / "translations" / lang,
+                        ignore=shutil.ignore_patterns("releases"))
+    shutil.copy(release, data / "releases" / "9.1.yaml")
+    if zh:
+        (data / "translations" / "zh" / "releases").mkdir(parents=True)
+        (data / "translations" / "zh" / "releases" / "9.1.yaml").write_text(
+            yaml.safe_dump(zh, allow_unicode=True), encoding="utf-8")
+    return data
+
+
+@pytest.fixture(scope="module")
+def golden_pages(tmp_path_factory):
+    zh = yaml.safe_load((GOLDEN / "translations_zh.yaml").read_text(encoding="utf-8"))
+    data = _fixture_data(tmp_path_factory.mktemp("golden"), GOLDEN / "9.1.yaml", zh)
+    atlas = enrich(validate(load(data)))
+    return {lang: Renderer(atlas, lang).pages() for lang in ("en", "zh")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("page", PAGES)
+def test_golden(golden_pages, lang, page):
+    got = golden_pages[lang][f"{lang}/{page}"]
+    expected = GOLDEN / "expected" / f"{lang}-{page.replace('/', '-')}"
+    if os.environ.get("UPDATE_GOLDEN"):
+        expected.write_text(got, encoding="utf-8")
+    assert expected.exists(), f"no golden file {expected}; run: UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_render.py"
+    assert got == expected.read_text(encoding="utf-8"), (
+        f"{page} ({lang}) differs from {expected.name}; if the change is intended run: "
+        f"UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_render.py")
+
+
+@pytest.fixture(scope="module")
+def hostile_html(tmp_path_factory):
+    data = _fixture_data(tmp_path_factory.mktemp("hostile"), FIXTURES / "hostile_release.yaml")
+    pages = Renderer(enrich(validate(load(data))), "en").pages()
+    md = markdown.Markdown(extensions=["tables", "attr_list", "md_in_html", "admonition", "pymdownx.superfences"])
+    body = lambda p: md.reset().convert(pages[p].split("-->", 1)[1])  # noqa: E731 - skip front matter
+    return {p: body(p) for p in ("en/changes/91-hostile.md", "en/releases/9.1.md", "en/breaking/index.md",
+                                 "en/errors/index.md")}
+
+
+def test_hostile_text_never_becomes_markup(hostile_html):
+    for page, html in hostile_html.items():
+        assert "<script" not in html, page
+        assert "<img" not in html, page
+        assert "<b>" not in html, page
+        assert 'href="http://evil' not in html, page
+
+
+def test_hostile_text_keeps_tables_intact(hostile_html):
+    for page, html in hostile_html.items():
+        for table in re.findall(r"<table.*?</table>", html, flags=re.S):
+            head = len(re.findall(r"<th\b", table.split("</tr>", 1)[0]))
+            for row in re.findall(r"<tr.*?</tr>", table, flags=re.S)[1:]:
+                assert len(re.findall(r"<td\b", row)) == head, (page, row[:200])
+
+
+def test_hostile_text_is_shown_as_text(hostile_html):
+    html = hostile_html["en/changes/91-hostile.md"]
+    assert "&lt;script&gt;" in html and "|" in html.replace("&#124;", "|")
+    assert "&lt;b&gt;tags&lt;/b&gt;" in html
+
+
+def test_fence_outgrows_backticks_in_code():
+    assert fence("a ``` b").startswith("````text")
+    assert fence("plain").startswith("```text")
+
+
+def test_escape_neutralises_markdown():
+    assert escape("a|b") == "a&#124;b"
+    assert "<" not in escape("<script>") and "`" not in escape("`x`")
+    assert render_html("{x}", {"x": "a|b"}, "en") == "<code>a&#124;b</code>"
