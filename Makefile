@@ -24,8 +24,7 @@ serve: $(STAMP) ## build and serve the site on http://127.0.0.1:8000/ (rebuilds 
 build: $(STAMP) ## build the site into site/ (strict; a bad data file keeps the old site)
 	$(BIN)/python scripts/build.py
 
-test: $(STAMP) ## run the whole test suite (data, translations, templates, site, links, browser)
-	$(BIN)/python scripts/ensure_browser.py
+test: $(STAMP) ## run the whole test suite (data, translations, templates, built site, links)
 	$(BIN)/python -m pytest
 
 check: $(STAMP) ## validate data and translations only (fast)

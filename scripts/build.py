@@ -35,7 +35,7 @@ def build(site_dir: Path, config: Path = ROOT / "mkdocs.yml", extra_env: dict | 
     site_dir = site_dir.resolve()
     site_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".site-", dir=site_dir.parent))
-    env = {**os.environ, "SOURCE_DATE_EPOCH": source_date_epoch(), **(extra_env or {})}
+    env = {**os.environ, "SOURCE_DATE_EPOCH": source_date_epoch(), "DISABLE_MKDOCS_2_WARNING": "true", **(extra_env or {})}
     mkdocs = Path(sys.executable).with_name("mkdocs")
     proc = subprocess.run([str(mkdocs), "build", "--strict", "--config-file", str(config), "--site-dir", str(tmp)],
                           cwd=ROOT, env=env)

@@ -13,9 +13,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from mkdocs.exceptions import PluginError  # noqa: E402
+
 from atlas import site  # noqa: E402
+from atlas.load import DataError  # noqa: E402
 
 _state: dict = {}
+
+
+def _generate():
+    try:
+        return site.generate(_state)
+    except DataError as exc:  # a clean message, no traceback; the build stops
+        raise PluginError(str(exc)) from None
 
 
 def _lang(config) -> str:
@@ -23,7 +33,7 @@ def _lang(config) -> str:
 
 
 def on_config(config):
-    atlas = site.generate(_state)
+    atlas = _generate()
     redirects = config.plugins.get("redirects")
     if redirects is not None:
         redirects.config["redirect_maps"] = site.redirect_maps(atlas)
@@ -31,7 +41,7 @@ def on_config(config):
 
 
 def on_pre_build(config):
-    site.generate(_state)
+    _generate()
 
 
 def on_env(env, config, files):

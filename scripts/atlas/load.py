@@ -37,6 +37,21 @@ class RawData:
     ledger: tuple[str, Any] = ("", None)                          # published ids and redirects
 
 
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that keeps an impossible date (2026-10-99) as a string, so validation
+    can report it with file, fact id and field instead of a bare ValueError."""
+
+
+def _timestamp(loader: yaml.SafeLoader, node: yaml.Node):
+    try:
+        return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
+    except ValueError:
+        return loader.construct_scalar(node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+
+
 def _rel(path: Path, root: Path) -> str:
     try:
         return str(path.relative_to(root.parent if root.name == "data" else root))
@@ -46,7 +61,7 @@ def _rel(path: Path, root: Path) -> str:
 
 def _read(path: Path, root: Path, problems: list[str]) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as exc:
         problems.append(f"{_rel(path, root)}: not valid YAML: {exc}".replace("\n", " "))
     except OSError as exc:

@@ -172,9 +172,10 @@ def validate(raw: RawData) -> FactBase:
     sources = _parse(Sources, src_raw, src_file, problems)
     source_ids = {s.id for s in sources.sources} if sources else set()
 
-    releases, files = [], {}
+    releases, files, unparsed = [], {}, 0
     for file, data in raw.releases.items():
         rel = _parse_release(data, file, problems)
+        unparsed += rel is None
         if rel is not None:
             _check_release(rel, file, source_ids, problems)
             releases.append(rel)
@@ -231,7 +232,8 @@ def validate(raw: RawData) -> FactBase:
 
     ledger_file, ledger = raw.ledger
     ledger = ledger or {}
-    for i, pid in enumerate(ledger.get("published", []) or []):
+    # a release that failed to parse would make all its ids look unpublished: report that first
+    for i, pid in enumerate((ledger.get("published", []) or []) if not unparsed else []):
         redirect = (ledger.get("redirects") or {}).get(pid)
         if pid not in change_ids and redirect is None:
             problems.append(

@@ -1,0 +1,202 @@
+"""The built site: pages in every language, links, permanent ids, no third-party hosts, API."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+
+from atlas.load import LANGS
+from conftest import ROOT
+
+pytestmark = pytest.mark.slow
+
+
+def prefix(lang: str) -> str:
+    return "" if lang == "en" else f"{lang}/"
+
+
+def page(site: Path, lang: str, path: str) -> Path:
+    return site / prefix(lang) / path / "index.html" if path else site / prefix(lang) / "index.html"
+
+
+PAGE_TYPES = ["", "releases/", "releases/2.15/", "releases/2.14/", "releases/2.13/", "breaking/", "changes/",
+              "changes/215-dcp-strides/", "upgrade/", "upgrade/2.14-to-2.15/", "upgrade/2.13-to-2.15/",
+              "upgrade/2.13-to-2.14/", "errors/", "faq/", "faq/2.15/", "faq/2.14/", "sources/", "api/", "about/"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("path", PAGE_TYPES)
+def test_every_page_type_exists_in_every_language(built_site, lang, path):
+    html = page(built_site, lang, path.rstrip("/")).read_text(encoding="utf-8")
+    assert f'<html lang="{lang}"' in html
+    for other in LANGS:
+        assert f'hreflang="{other}"' in html, (lang, path, other)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_published_id_resolves_in_every_language(built_site, factbase, lang):
+    ledger = factbase.ledger
+    redirects = ledger.get("redirects") or {}
+    for cid in ledger["published"]:
+        target = page(built_site, lang, f"changes/{cid}")
+        assert target.exists(), f"/{prefix(lang)}changes/{cid}/ is gone; add a redirect in data/published_ids.yaml"
+        if cid in redirects:
+            assert f"changes/{redirects[cid]}/" in target.read_text(encoding="utf-8")
+
+
+def test_every_change_has_a_page_in_every_language(built_site, factbase):
+    for c in factbase.changes():
+        for lang in LANGS:
+            html = page(built_site, lang, f"changes/{c.id}").read_text(encoding="utf-8")
+            for e in c.errors:  # the exact error text is on the page, unescaped once rendered
+                text = re.sub(r"<[^>]+>", "", html).replace("&quot;", '"').replace("&#39;", "'").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+                assert e.message in text, (lang, c.id, e.message)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_change_page_title_and_open_graph(built_site, factbase, lang):
+    html = page(built_site, lang, "changes/215-dcp-strides").read_text(encoding="utf-8")
+    title = re.search(r"<title>(.*?)</title>", html).group(1)
+    assert "2.15" in title and "2.14" in title and "Release Atlas" in title
+    assert re.search(r'<meta property="og:title" content="[^"]*2\.15', html)
+    assert re.search(r'<meta property="og:url" content="[^"]*/changes/215-dcp-strides/"', html)
+    assert '<meta name="description"' in html
+
+
+@pytest.mark.parametrize("lang,number", [("en", "3,117"), ("zh", "3,117"), ("ru", "3\u00a0117"), ("id", "3.117")])
+def test_numbers_are_rendered_in_the_readers_locale(built_site, lang, number):
+    html = page(built_site, lang, "releases/2.15").read_text(encoding="utf-8")
+    assert number in html.replace("&nbsp;", "\u00a0")
+
+
+class _Loads(HTMLParser):
+    """Collects URLs the browser would fetch on its own: scripts, styles, images, icons, frames."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag in ("script", "img", "iframe", "source", "audio", "video", "embed") and a.get("src"):
+            self.urls.append(a["src"])
+        if tag == "link" and a.get("href") and set((a.get("rel") or "").split()) & {
+                "stylesheet", "icon", "preload", "prefetch", "modulepreload", "manifest", "preconnect", "dns-prefetch"}:
+            self.urls.append(a["href"])
+        if tag == "object" and a.get("data"):
+            self.urls.append(a["data"])
+
+
+def test_no_third_party_host_is_loaded(built_site):
+    bad = []
+    for f in built_site.rglob("*.html"):
+        p = _Loads()
+        p.feed(f.read_text(encoding="utf-8"))
+        bad += [(str(f.relative_to(built_site)), u) for u in p.urls if urlparse(u).netloc]
+    for css in built_site.rglob("*.css"):
+        bad += [(str(css.relative_to(built_site)), u) for u in re.findall(r"url\((?:['\"])?(https?:)?//[^)]+\)", css.read_text(encoding="utf-8", errors="replace"))]
+    assert not bad, bad[:10]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_404_page_speaks_the_language(built_site, factbase, lang):
+    f = built_site / prefix(lang) / "404.html"
+    html = f.read_text(encoding="utf-8")
+    assert f'<html lang="{lang}"' in html
+    assert factbase.ui[lang]["notfound.title"] in html
+
+
+def test_navigation_does_not_list_change_pages(built_site):
+    html = page(built_site, "en", "").read_text(encoding="utf-8")
+    nav = html.split('class="md-nav md-nav--primary"', 1)[1].split("</nav>", 1)[0]
+    assert "changes/215-" not in nav
+
+
+def test_json_api(built_site, factbase):
+    api = built_site / "api" / "v1"
+    index = json.loads((api / "index.json").read_text(encoding="utf-8"))
+    assert index["schema_version"] == 1
+    for name in index["files"]:
+        assert json.loads((api / name).read_text(encoding="utf-8"))["schema_version"] == 1
+    changes = json.loads((api / "changes.json").read_text(encoding="utf-8"))["changes"]
+    assert len(changes) == len(factbase.changes())
+    dcp = next(c for c in changes if c["id"] == "215-dcp-strides")
+    assert dcp["urls"]["zh"] == "/zh/changes/215-dcp-strides/" and set(dcp["text"]) == set(LANGS)
+    assert dcp["errors"][0]["message"] == "CheckpointException: too many values to unpack (expected 5)"
+    for c in changes:  # every URL in the API resolves to a built page
+        for lang, url in c["urls"].items():
+            assert (built_site / url.strip("/") / "index.html").exists(), url
+    up = json.loads((api / "upgrades" / "2.14-to-2.15.json").read_text(encoding="utf-8"))
+    assert "215-dcp-strides" in up["breaking"] and up["checklist"]
+
+
+def run_linkchecker(base_url: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """LinkChecker over a served site: internal links and anchors; other hosts ignored."""
+    cfg = tmp_path / "linkcheckerrc"
+    # the server answers with a LinkChecker header, which lifts the per-host throttle to this rate
+    cfg.write_text("[checking]\nmaxrequestspersecond=1000\n[filtering]\nignorewarnings=http-redirected\n"
+                   "[AnchorCheck]\n[output]\n")
+    linkchecker = Path(sys.executable).with_name("linkchecker")
+    return subprocess.run(
+        [str(linkchecker), "--config", str(cfg), "--no-status", "--check-extern", "--no-robots",
+         "--ignore-url", "^(?!" + re.escape(base_url) + ")", "--threads", "8", base_url],
+        capture_output=True, text=True, timeout=1200)
+
+
+def test_linkchecker_finds_no_broken_link_or_anchor(served_site, tmp_path):
+    proc = run_linkchecker(served_site, tmp_path)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert re.search(r"\d+ links? in \d+ URLs? checked\. 0 warnings found\. 0 errors found", proc.stdout), proc.stdout[-1500:]
+
+
+def test_linkchecker_catches_a_broken_anchor_and_link(tmp_path):
+    """The check above can fail: a page with a missing anchor and a missing page is caught."""
+    import static_server
+
+    site = tmp_path / "mini"
+    site.mkdir()
+    (site / "index.html").write_text('<html><body><a href="other.html#nowhere">a</a> <a href="gone.html">b</a></body></html>')
+    (site / "other.html").write_text('<html><body><h1 id="here">x</h1></body></html>')
+    server, url = static_server.serve(site)
+    try:
+        proc = run_linkchecker(url, tmp_path)
+    finally:
+        server.shutdown()
+    assert proc.returncode != 0
+    assert "gone.html" in proc.stdout and "nowhere" in proc.stdout
+
+
+def test_bad_data_keeps_the_last_good_site(built_site, tmp_path):
+    """A broken fact stops the build with the validator's message; the old site stays."""
+    import build
+
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(".venv", ".git", "site", "*.pyc", "__pycache__"))
+    site = repo / "site"
+    shutil.copytree(built_site, site)
+    before = (site / "changes" / "215-dcp-strides" / "index.html").read_bytes()
+    rel = repo / "data" / "releases" / "2.15.yaml"
+    rel.write_text(rel.read_text(encoding="utf-8").replace("released: 2026-10-28", "released: 2026-10-99"), encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(repo / "scripts" / "build.py"), "--site-dir", str(site)],
+                          capture_output=True, text=True, cwd=repo)
+    assert proc.returncode != 0
+    assert "data/releases/2.15.yaml: 2.15: released:" in proc.stdout + proc.stderr
+    assert (site / "changes" / "215-dcp-strides" / "index.html").read_bytes() == before
+
+
+def test_build_is_reproducible(built_site, tmp_path):
+    import build
+
+    again = tmp_path / "again"
+    assert build.build(again) == 0
+    differ = [str(p.relative_to(built_site)) for p in built_site.rglob("*") if p.is_file()
+              and p.read_bytes() != (again / p.relative_to(built_site)).read_bytes()]
+    assert not differ, differ[:10]
