@@ -24,7 +24,8 @@ serve: $(STAMP) ## build and serve the site on http://127.0.0.1:8000/ (rebuilds 
 build: $(STAMP) ## build the site into site/ (strict; a bad data file keeps the old site)
 	$(BIN)/python scripts/build.py
 
-test: $(STAMP) ## run the whole test suite (data, translations, templates, built site, links)
+test: $(STAMP) ## run the whole test suite (data, translations, templates, site, links, real browser)
+	$(BIN)/python scripts/ensure_browser.py
 	$(BIN)/python -m pytest
 
 check: $(STAMP) ## validate data and translations only (fast)

@@ -2,9 +2,11 @@
 
 on_config      redirects for renamed change ids (data/published_ids.yaml) -> mkdocs-redirects
 on_pre_build   load -> validate -> enrich -> render -> write docs/<lang>/... (once per build)
+on_page_content  Chinese pages: a hidden bigram copy for the search index (atlas/segment.py)
 on_env         exposes UI strings to theme templates (404, Open Graph tags)
 on_post_template  keeps one 404 page per language instead of the last one built
-on_post_build  writes the JSON API (site/api/v1/) and restores the English root 404
+on_post_build  writes the JSON API (site/api/v1/) and restores the English root 404;
+               after the last language is built, indexes the site with Pagefind
 """
 from __future__ import annotations
 
@@ -14,9 +16,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mkdocs.exceptions import PluginError  # noqa: E402
+from mkdocs.plugins import event_priority  # noqa: E402
 
 from atlas import site  # noqa: E402
 from atlas.load import DataError  # noqa: E402
+from atlas.segment import segment  # noqa: E402
 
 _state: dict = {}
 
@@ -49,12 +53,22 @@ def on_env(env, config, files):
     return env
 
 
+def on_page_content(html, page, config, files):
+    if getattr(page.file, "locale", None) == "zh":
+        return segment(html)
+    return html
+
+
 def on_post_template(output, template_name, config):
     if template_name == "404.html":
         _state.setdefault("404", {})[_lang(config)] = output
     return output
 
 
+@event_priority(-200)  # after mkdocs-static-i18n (-100), which builds the other languages in its own hook
 def on_post_build(config):
     site.write_api(_state, Path(config.site_dir))
     site.write_404s(_state, Path(config.site_dir))
+    i18n = config.plugins.get("i18n")
+    if i18n is None or not getattr(i18n, "building", False):  # the outer build: every language is done
+        site.index_search(Path(config.site_dir))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import subprocess
+import sys
 
 from pathlib import Path
 
@@ -70,3 +72,12 @@ def write_404s(state: dict, site_dir: Path) -> None:
         target = site_dir / "404.html" if lang == "en" else site_dir / lang / "404.html"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(html, encoding="utf-8")
+
+
+def index_search(site_dir: Path) -> None:
+    """Build the Pagefind index: one index per <html lang>, Chinese segmented (extended build)."""
+    cmd = [sys.executable, "-m", "pagefind", "--site", str(site_dir), "--silent"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"pagefind failed ({proc.returncode}): {proc.stderr or proc.stdout}")
+    log.info("atlas: search index written to %s", site_dir / "pagefind")

@@ -1,0 +1,193 @@
+"""Real-browser tests: Playwright driving Debian's Chromium against the built site on 127.0.0.1.
+
+Chromium is required: when it is missing these tests fail (``make test`` installs it first
+with scripts/ensure_browser.py), they never skip.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.slow
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+#: Flags that keep headless Chromium off the network (this machine has none) and quiet.
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-default-apps"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} not found: run `sudo apt-get install chromium fonts-noto-cjk` (make test does it as root)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    outside = []
+    pg.on("request", lambda r: outside.append(r.url) if not r.url.startswith(("http://127.0.0.1", "data:", "blob:")) else None)
+    yield pg
+    ctx.close()
+    assert not outside, f"requests to other hosts: {outside[:5]}"
+
+
+def search(page, base: str, lang: str, query: str) -> list[str]:
+    page.goto(base + ("" if lang == "en" else f"{lang}/"))
+    box = page.locator("#atlas-search-input")
+    box.click()
+    box.fill(query)
+    box.press("End")  # a real keyup, as a typing user produces
+    page.wait_for_function(
+        "q => { const r = document.getElementById('atlas-search-results');"
+        " return !r.hidden && document.getElementById('atlas-search-input').value === q && r.dataset.ms !== undefined; }",
+        arg=query, timeout=15000)
+    page.wait_for_timeout(150)  # let the last keystroke's search replace an earlier one
+    return page.eval_on_selector_all("#atlas-search-results a", "els => els.map(e => e.getAttribute('href'))")
+
+
+# (language, query, change id that must be the first result)
+SEARCH_CASES = [
+    ("en", "torch.linalg.qr", "214-remove-qr"),
+    ("en", "pipeline_per_edge_p2p", "215-pipeline-per-edge-p2p"),
+    ("en", "TORCH_DIST_USE_NCCL2", "215-nccl-default"),
+    ("en", "macOS 15", "215-mps-macos15"),
+    ("en", "Python 3.10", "215-python-310-dropped"),
+    ("en", "CheckpointException: too many values to unpack (expected 5)", "215-dcp-strides"),
+    ("en", "ImportError: torch can only be initialized once per process", "215-import-once"),
+    ("en", "Expected tensor on cuda:X but found tensor on cuda:Y", "215-nccl-device-binding"),
+    ("en", "AttributeError: module 'torch' has no attribute 'cholesky'", "214-remove-cholesky"),
+    ("en", "acc_policy balanced", "214-acc-policy-balanced"),
+    ("en", "float8_e4m3fn", "215-mps-fp8"),
+    ("en", "nested tensors", "215-weights-only-nested"),
+    ("en", "clamp gradient", "214-clamp-grad"),
+    ("zh", "torch.linalg.qr", "214-remove-qr"),
+    ("zh", "pipeline_per_edge_p2p", "215-pipeline-per-edge-p2p"),
+    ("zh", "TORCH_DIST_USE_NCCL2", "215-nccl-default"),
+    ("zh", "macOS 15", "215-mps-macos15"),
+    ("zh", "Python 3.10", "215-python-310-dropped"),
+    ("zh", "CheckpointException: too many values to unpack (expected 5)", "215-dcp-strides"),
+    ("zh", "ImportError: torch can only be initialized once per process", "215-import-once"),
+    ("zh", "分布式检查点", "215-dcp-strides"),
+    ("zh", "只能初始化一次", "215-import-once"),
+    ("zh", "梯度 边界", "214-clamp-grad"),
+    ("zh", "通信器 显存", "215-nccl-eager-communicators"),
+    ("zh", "嵌套张量", "215-weights-only-nested"),
+    ("zh", "显存", "215-nccl-eager-communicators"),
+    ("zh", "float8_e4m3fn", "215-mps-fp8"),
+    ("ru", "torch.linalg.qr", "214-remove-qr"),
+    ("ru", "pipeline_per_edge_p2p", "215-pipeline-per-edge-p2p"),
+    ("ru", "TORCH_DIST_USE_NCCL2", "215-nccl-default"),
+    ("ru", "macOS 15", "215-mps-macos15"),
+    ("ru", "Python 3.10", "215-python-310-dropped"),
+    ("ru", "CheckpointException: too many values to unpack (expected 5)", "215-dcp-strides"),
+    ("ru", "ImportError: torch can only be initialized once per process", "215-import-once"),
+    ("ru", "распределённые чекпоинты", "215-dcp-strides"),
+    ("ru", "градиент clamp", "214-clamp-grad"),
+    ("ru", "коммуникаторы видеопамять", "215-nccl-eager-communicators"),
+    ("ru", "инициализирует один раз", "215-import-once"),
+    ("ru", "float8_e4m3fn", "215-mps-fp8"),
+    ("id", "torch.linalg.qr", "214-remove-qr"),
+    ("id", "pipeline_per_edge_p2p", "215-pipeline-per-edge-p2p"),
+    ("id", "TORCH_DIST_USE_NCCL2", "215-nccl-default"),
+    ("id", "macOS 15", "215-mps-macos15"),
+    ("id", "Python 3.10", "215-python-310-dropped"),
+    ("id", "CheckpointException: too many values to unpack (expected 5)", "215-dcp-strides"),
+    ("id", "ImportError: torch can only be initialized once per process", "215-import-once"),
+    ("id", "checkpoint terdistribusi", "215-dcp-strides"),
+    ("id", "gradien clamp skalar", "214-clamp-grad"),
+    ("id", "komunikator memori GPU", "215-nccl-eager-communicators"),
+    ("id", "inisialisasi sekali", "215-import-once"),
+    ("id", "float8_e4m3fn", "215-mps-fp8"),
+]
+
+
+@pytest.mark.parametrize("lang,query,expected", SEARCH_CASES, ids=[f"{l}:{q[:30]}" for l, q, _ in SEARCH_CASES])
+def test_search_puts_the_explaining_change_first(page, served_site, lang, query, expected):
+    results = search(page, served_site, lang, query)
+    prefix = "" if lang == "en" else f"/{lang}"
+    assert results, f"no result for {query!r} in {lang}"
+    assert results[0] == f"{prefix}/changes/{expected}/", results[:5]
+    assert all(r.startswith(f"{prefix}/") and (lang != "en" or not r[1:3] in ("zh", "ru", "id")) for r in results[:3]), \
+        f"another language leads: {results[:3]}"
+
+
+def test_search_with_no_match_says_so(page, served_site):
+    search(page, served_site, "en", "zzzqqqxxjjj")
+    assert page.locator("#atlas-search-results .atlas-search__none").is_visible()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ru", "id"])
+def test_language_switcher_keeps_the_page(page, served_site, lang):
+    start = served_site + ("" if lang == "en" else f"{lang}/") + "changes/215-dcp-strides/"
+    for target in ["en", "zh", "ru", "id"]:
+        page.goto(start)
+        href = page.locator(f'.md-select__link[hreflang="{target}"]').get_attribute("href")
+        page.goto(page.url.rsplit("/changes/", 1)[0] + "/changes/215-dcp-strides/" if href is None else
+                  page.evaluate("h => new URL(h, location.href).href", href))
+        assert page.evaluate("document.documentElement.lang") == target
+        assert page.url.endswith(("" if target == "en" else f"/{target}") + "/changes/215-dcp-strides/"), page.url
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ru", "id"])
+def test_permanent_change_url_opens_directly(page, served_site, lang):
+    url = served_site + ("" if lang == "en" else f"{lang}/") + "changes/215-dcp-strides/"
+    resp = page.goto(url)
+    assert resp.status == 200
+    assert "CheckpointException: too many values to unpack (expected 5)" in page.locator("article").inner_text()
+
+
+def test_breaking_index_filters_by_release_area_and_type(page, served_site):
+    page.goto(served_site + "breaking/")
+    rows = page.locator("table[data-atlas-table] tbody tr")
+    total = rows.count()
+    visible = lambda: page.locator("table[data-atlas-table] tbody tr:not([hidden])").count()  # noqa: E731
+    assert total > 20 and visible() == total
+    page.select_option("select[name=release]", "2.14")
+    n214 = visible()
+    assert 0 < n214 < total
+    assert all(v == "2.14" for v in page.eval_on_selector_all(
+        "table[data-atlas-table] tbody tr:not([hidden])", "els => els.map(e => e.dataset.release)"))
+    page.select_option("select[name=type]", "removal")
+    assert 0 < visible() < n214
+    page.select_option("select[name=area]", "linalg")
+    assert visible() == 2  # torch.cholesky and torch.qr
+    assert "2" in page.locator(".atlas-filter-count").inner_text()
+
+
+def test_upgrade_picker_opens_the_pair(page, served_site):
+    page.goto(served_site + "ru/upgrade/")
+    page.select_option("select[name=from]", "2.13")
+    page.select_option("select[name=to]", "2.15")
+    page.click("form[data-atlas-picker] button")
+    page.wait_for_url("**/ru/upgrade/2.13-to-2.15/")
+    assert "2.13" in page.locator("h1").inner_text() and "2.15" in page.locator("h1").inner_text()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ru", "id"])
+def test_screenshots(page, served_site, lang):
+    """Home, a release page, a change page and a search result, kept as artifacts."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    pre = served_site + ("" if lang == "en" else f"{lang}/")
+    for name, path in [("home", ""), ("release", "releases/2.15/"), ("change", "changes/215-dcp-strides/")]:
+        page.goto(pre + path)
+        page.screenshot(path=str(ARTIFACTS / f"{lang}-{name}.png"), full_page=False)
+    search(page, served_site, lang, "torch.linalg.qr")
+    page.screenshot(path=str(ARTIFACTS / f"{lang}-search.png"))
+    if lang == "zh":  # Chinese must render with a real CJK font, not as boxes
+        width = page.evaluate("""() => { const c = document.createElement('canvas').getContext('2d');
+            c.font = '16px sans-serif'; return [c.measureText('检查点').width, c.measureText('\\u0378\\u0379\\u0380').width]; }""")
+        assert width[0] > 0 and width[0] != width[1], width
+    for name in ("home", "release", "change", "search"):
+        assert (ARTIFACTS / f"{lang}-{name}.png").stat().st_size > 10_000
