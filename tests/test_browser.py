@@ -191,3 +191,40 @@ def test_screenshots(page, served_site, lang):
         assert width[0] > 0 and width[0] != width[1], width
     for name in ("home", "release", "change", "search"):
         assert (ARTIFACTS / f"{lang}-{name}.png").stat().st_size > 10_000
+
+
+A11Y_PAGES = ["", "releases/", "releases/2.15/", "changes/215-dcp-strides/", "breaking/", "changes/", "upgrade/",
+              "upgrade/2.14-to-2.15/", "errors/", "faq/", "faq/2.15/", "sources/", "api/", "about/", "404.html"]
+
+
+@pytest.fixture(scope="module")
+def axe():
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ru", "id"])
+def test_no_serious_or_critical_accessibility_violation(page, served_site, axe, lang):
+    """axe-core on every page type (and an open search) in every language."""
+    found = []
+    pre = served_site + ("" if lang == "en" else f"{lang}/")
+    for path in A11Y_PAGES:
+        page.goto(pre + path)
+        found += [(path, v["id"], v["impact"], v["nodes"][0]["target"]) for v in axe.run(page).response["violations"]
+                  if v["impact"] in ("serious", "critical")]
+    search(page, served_site, lang, "torch.linalg.qr")
+    found += [("search", v["id"], v["impact"], v["nodes"][0]["target"]) for v in axe.run(page).response["violations"]
+              if v["impact"] in ("serious", "critical")]
+    assert not found, found
+
+
+def test_axe_catches_a_violation(page, served_site, axe):
+    """The accessibility check can fail: an unlabeled input with low contrast is reported."""
+    page.goto(served_site)
+    page.evaluate("""() => { const i = document.createElement('input'); i.type = 'text';
+        document.querySelector('article').prepend(i);
+        const p = document.createElement('p'); p.textContent = 'faint'; p.style.color = '#eee';
+        document.querySelector('article').prepend(p); }""")
+    ids = {v["id"] for v in axe.run(page).response["violations"] if v["impact"] in ("serious", "critical")}
+    assert {"label", "color-contrast"} <= ids, ids
