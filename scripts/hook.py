@@ -1,11 +1,12 @@
 """MkDocs hook: dispatches to the fact pipeline; holds no logic of its own.
 
-on_config      redirects for renamed change ids (data/published_ids.yaml) -> mkdocs-redirects
+on_config      runs the pipeline early, so a data error stops the build before anything is written
 on_pre_build   load -> validate -> enrich -> render -> write docs/<lang>/... (once per build)
 on_page_content  Chinese pages: a hidden bigram copy for the search index (atlas/segment.py)
 on_env         exposes UI strings to theme templates (404, Open Graph tags)
 on_post_template  keeps one 404 page per language instead of the last one built
-on_post_build  writes the JSON API (site/api/v1/) and restores the English root 404;
+on_post_build  writes the JSON API (site/api/v1/), redirect pages for renamed ids in every
+               language, and restores the English root 404;
                after the last language is built, indexes the site with Pagefind
 """
 from __future__ import annotations
@@ -37,10 +38,7 @@ def _lang(config) -> str:
 
 
 def on_config(config):
-    atlas = _generate()
-    redirects = config.plugins.get("redirects")
-    if redirects is not None:
-        redirects.config["redirect_maps"] = site.redirect_maps(atlas)
+    _generate()
     return config
 
 
@@ -69,6 +67,8 @@ def on_post_template(output, template_name, config):
 def on_post_build(config):
     site.write_api(_state, Path(config.site_dir))
     site.write_404s(_state, Path(config.site_dir))
+    site.write_redirects(_state, Path(config.site_dir))
     i18n = config.plugins.get("i18n")
     if i18n is None or not getattr(i18n, "building", False):  # the outer build: every language is done
         site.index_search(Path(config.site_dir))
+        site.write_robots(Path(config.site_dir), config.site_url)

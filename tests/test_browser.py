@@ -51,9 +51,8 @@ def search(page, base: str, lang: str, query: str) -> list[str]:
     box.press("End")  # a real keyup, as a typing user produces
     page.wait_for_function(
         "q => { const r = document.getElementById('atlas-search-results');"
-        " return !r.hidden && document.getElementById('atlas-search-input').value === q && r.dataset.ms !== undefined; }",
+        " return !r.hidden && r.dataset.q === q; }",
         arg=query, timeout=15000)
-    page.wait_for_timeout(150)  # let the last keystroke's search replace an earlier one
     return page.eval_on_selector_all("#atlas-search-results a", "els => els.map(e => e.getAttribute('href'))")
 
 

@@ -200,3 +200,32 @@ def test_build_is_reproducible(built_site, tmp_path):
     differ = [str(p.relative_to(built_site)) for p in built_site.rglob("*") if p.is_file()
               and p.read_bytes() != (again / p.relative_to(built_site)).read_bytes()]
     assert not differ, differ[:10]
+
+
+def test_renamed_change_redirects_in_every_language(tmp_path):
+    """Rename a published change: the old URL must redirect to the new one in all four languages."""
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(".venv", ".git", "site", "test-artifacts", "__pycache__"))
+    data = repo / "data"
+    rel = data / "releases" / "2.15.yaml"
+    rel.write_text(rel.read_text(encoding="utf-8").replace("id: 215-dcp-strides", "id: 215-dcp-stride-metadata")
+                   .replace("[215-dcp-strides]", "[215-dcp-stride-metadata]")
+                   .replace("{215-dcp-strides.", "{215-dcp-stride-metadata."), encoding="utf-8")
+    for lang in ("zh", "ru", "id"):
+        tr = data / "translations" / lang / "releases" / "2.15.yaml"
+        tr.write_text(tr.read_text(encoding="utf-8").replace("215-dcp-strides.", "215-dcp-stride-metadata."), encoding="utf-8")
+    ledger = data / "published_ids.yaml"
+    proc = subprocess.run([sys.executable, str(repo / "scripts" / "build.py"), "--site-dir", str(repo / "site")],
+                          capture_output=True, text=True, cwd=repo)
+    assert proc.returncode != 0 and "215-dcp-strides: published" in proc.stdout + proc.stderr, "rename without redirect must fail"
+    ledger.write_text(ledger.read_text(encoding="utf-8").replace("redirects: {}", "redirects:\n  215-dcp-strides: 215-dcp-stride-metadata"),
+                      encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(repo / "scripts" / "build.py"), "--site-dir", str(repo / "site")],
+                          capture_output=True, text=True, cwd=repo)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    for lang in LANGS:
+        old = repo / "site" / prefix(lang) / "changes" / "215-dcp-strides" / "index.html"
+        assert old.exists(), f"/{prefix(lang)}changes/215-dcp-strides/ no longer resolves"
+        html = old.read_text(encoding="utf-8")
+        assert "215-dcp-stride-metadata/" in html and "http-equiv=\"refresh\"" in html.replace("'", '"'), html[:500]
+        assert (repo / "site" / prefix(lang) / "changes" / "215-dcp-stride-metadata" / "index.html").exists()

@@ -1,3 +1,9 @@
+/* Material's bundle fetches "sitemap.xml" next to every <link rel="alternate"> in the head, to
+   remap pages during instant navigation (which this site does not use). With per-page hreflang
+   alternates that is one 404 per language on every page view. The alternates stay in the HTML
+   for crawlers; they are dropped from the live DOM before Material's document$ fires. */
+document.querySelectorAll('link[rel="alternate"][hreflang]').forEach(function (l) { l.remove(); });
+
 /* Release Atlas: progressive enhancement only; every table works without JavaScript. */
 (function () {
   function ready(fn) {
@@ -71,8 +77,9 @@
 
   function close() { box.hidden = true; input.setAttribute("aria-expanded", "false"); }
 
-  function render(items, mine) {
+  function render(items, mine, q) {
     if (mine !== seq) return;            // a newer keystroke already asked again
+    box.dataset.q = q;
     box.textContent = "";
     if (!items.length) {
       var p = document.createElement("p");
@@ -111,7 +118,7 @@
     });
     load().then(function (pf) { return pf.search(terms); }).then(function (res) {
       return Promise.all(res.results.slice(0, 8).map(function (r) { return r.data(); }));
-    }).then(function (items) { render(items, mine); });
+    }).then(function (items) { render(items, mine, input.value); });
   }
 
   input.addEventListener("focus", load, { once: true });

@@ -8,6 +8,7 @@ Out: generated pages under ``docs/`` (once per data fingerprint, so the four
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import subprocess
 import sys
@@ -48,14 +49,22 @@ def ui_string(state: dict, lang: str, key: str) -> str:
     return ui.get(lang, ui["en"])[key]
 
 
-def redirect_maps(atlas: Atlas) -> dict[str, str]:
-    """``changes/<old>.md -> changes/<new>.md`` in every language, from the ledger."""
-    out = {}
-    for old, new in (atlas.fb.ledger.get("redirects") or {}).items():
+_REDIRECT = """<!doctype html>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{new}</title>
+<link rel="canonical" href="{href}"><meta name="robots" content="noindex">
+<meta http-equiv="refresh" content="0; url={href}">
+<script>location.replace("{href}" + location.hash)</script></head>
+<body><p><a href="{href}">{href}</a></p></body></html>
+"""
+
+
+def write_redirects(state: dict, site_dir: Path) -> None:
+    """``/<lang>/changes/<old>/`` -> ``../<new>/`` for every renamed id in the ledger, in every language."""
+    for old, new in (state["atlas"].fb.ledger.get("redirects") or {}).items():
         for lang in LANGS:
-            prefix = "" if lang == "en" else f"{lang}/"
-            out[f"{prefix}changes/{old}.md"] = f"{prefix}changes/{new}.md"
-    return out
+            target = site_dir / ("" if lang == "en" else lang) / "changes" / old / "index.html"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(_REDIRECT.format(lang=lang, new=new, href=f"../{new}/"), encoding="utf-8")
 
 
 def write_api(state: dict, site_dir: Path) -> None:
@@ -80,4 +89,16 @@ def index_search(site_dir: Path) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"pagefind failed ({proc.returncode}): {proc.stderr or proc.stdout}")
+    # Pagefind writes its language map in hash-map order; sort it so builds are byte-identical
+    entry = site_dir / "pagefind" / "pagefind-entry.json"
+    entry.write_text(json.dumps(json.loads(entry.read_text(encoding="utf-8")), sort_keys=True,
+                                separators=(",", ":")), encoding="utf-8")
     log.info("atlas: search index written to %s", site_dir / "pagefind")
+
+
+def write_robots(site_dir: Path, site_url: str | None) -> None:
+    """robots.txt allowing everything and naming the sitemap (absolute, from site_url)."""
+    lines = ["User-agent: *", "Allow: /"]
+    if site_url:
+        lines.append(f"Sitemap: {site_url.rstrip('/')}/sitemap.xml")
+    (site_dir / "robots.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -240,6 +240,8 @@ def validate(raw: RawData) -> FactBase:
                 f"{ledger_file}: {pid}: published.{i}: published id has no change and no redirect; "
                 f"add `redirects: {{{pid}: <new-id>}}`"
             )
+        if redirect is not None and pid in change_ids:
+            problems.append(f"{ledger_file}: {pid}: redirects: '{pid}' is still a change; a redirect would hide its page")
         if redirect is not None and redirect not in change_ids:
             problems.append(f"{ledger_file}: {pid}: redirects: target '{redirect}' is not a change")
 

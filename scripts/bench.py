@@ -1,0 +1,224 @@
+"""Benchmarks: build time, page weight, search cost, Lighthouse, and 10x synthetic data.
+
+In:  the repository; Debian's Chromium for the browser figures; npm for Lighthouse
+     (``npx lighthouse``, skipped with a note when npm is missing).
+Out: a Markdown table on stdout, also written between the ``bench`` markers of
+     README.md with ``--write``. Timings are measurements, never assertions:
+     tests do not depend on them.
+
+    .venv/bin/python scripts/bench.py [--write] [--no-lighthouse]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import static_server  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+PAGE_TYPES = {"home": "", "release": "releases/2.15/", "change": "changes/215-dcp-strides/",
+              "breaking index": "breaking/", "upgrade": "upgrade/2.14-to-2.15/", "errors": "errors/"}
+QUERIES = {"en": ["torch.linalg.qr", "CheckpointException: too many values", "macOS 15", "nested tensors"],
+           "zh": ["分布式检查点", "torch.linalg.qr", "显存", "只能初始化一次"],
+           "ru": ["чекпоинт", "torch.linalg.qr", "градиент clamp", "macOS 15"],
+           "id": ["checkpoint terdistribusi", "torch.linalg.qr", "gradien", "macOS 15"]}
+
+
+PORT = static_server.free_port()  # the site is built for the address it is served on (canonical URLs)
+
+
+def timed_build(repo: Path, site: Path) -> float:
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, str(repo / "scripts" / "build.py"), "--site-dir", str(site)],
+                          cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, "SITE_URL": f"http://127.0.0.1:{PORT}/"})
+    if proc.returncode != 0:
+        raise SystemExit(proc.stdout[-2000:] + proc.stderr[-2000:])
+    return time.perf_counter() - t
+
+
+def repo_copy(dst: Path) -> Path:
+    shutil.copytree(ROOT, dst, ignore=shutil.ignore_patterns(".venv", ".git", "site", "test-artifacts", "__pycache__"))
+    return dst
+
+
+def clean_generated(repo: Path) -> None:
+    subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, 'scripts'); "
+                    "from atlas.render import clean_generated; clean_generated()"], cwd=repo, check=True)
+
+
+def multiply_changes(repo: Path, factor: int) -> int:
+    """Copy every change (and its translations) ``factor`` times under new ids."""
+    total = 0
+    for rel_file in (repo / "data" / "releases").glob("*.yaml"):
+        data = yaml.safe_load(rel_file.read_text(encoding="utf-8"))
+        originals = list(data.get("changes") or [])
+        tr_files = {lang: repo / "data" / "translations" / lang / "releases" / rel_file.name for lang in ("zh", "ru", "id")}
+        trs = {lang: yaml.safe_load(p.read_text(encoding="utf-8")) for lang, p in tr_files.items()}
+        for k in range(1, factor):
+            for c in originals:
+                new = json.loads(json.dumps(c, default=str))
+                new["id"] = f"{c['id']}-x{k}"
+                data["changes"].append(new)
+                for lang, table in trs.items():
+                    for key in [key for key in list(table) if key.startswith(c["id"] + ".")]:
+                        table[new["id"] + key[len(c["id"]):]] = table[key]
+        total += len(data["changes"])
+        rel_file.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        for lang, p in tr_files.items():
+            p.write_text(yaml.safe_dump(trs[lang], allow_unicode=True, sort_keys=False), encoding="utf-8")
+    (repo / "data" / "published_ids.yaml").write_text("published: []\nredirects: {}\n")
+    return total
+
+
+def site_stats(site: Path) -> dict:
+    html = list(site.rglob("*.html"))
+    size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
+    return {"pages": len(html), "bytes": size,
+            "change_page": (site / "changes" / "215-dcp-strides" / "index.html").stat().st_size}
+
+
+def browser_figures(site: Path) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    server, base = static_server.serve(site)
+    out: dict = {"weight": {}, "weight_zh": {}, "search_bytes": {}, "engine_bytes": {}, "search_ms": {}}
+    try:
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            for key, prefix in (("weight", ""), ("weight_zh", "zh/")):
+                for name, path in PAGE_TYPES.items():
+                    ctx = b.new_context()
+                    pg = ctx.new_page()
+                    sizes = []
+                    pg.on("response", lambda r: sizes.append((r.request.resource_type, len(r.body()) if r.ok else 0)))
+                    pg.goto(base + prefix + path, wait_until="networkidle")
+                    out[key][name] = sum(s for kind, s in sizes if kind in ("document", "stylesheet", "script"))
+                    ctx.close()
+            for lang, queries in QUERIES.items():
+                ctx = b.new_context()
+                pg = ctx.new_page()
+                pg.goto(base + ("" if lang == "en" else f"{lang}/"), wait_until="networkidle")
+                got, engine = [], []
+                pg.on("response", lambda r: (engine if re.search(r"\.(js|pagefind)$", r.url.split("?")[0]) else got)
+                      .append(len(r.body())) if "/pagefind/" in r.url and r.ok else None)
+                times = []
+                for i, q in enumerate(queries * 3):
+                    box = pg.locator("#atlas-search-input")
+                    box.fill("")
+                    box.fill(q)
+                    box.press("End")
+                    pg.wait_for_function("q => { const r = document.getElementById('atlas-search-results');"
+                                         " return !r.hidden && r.dataset.q === q; }", arg=q, timeout=15000)
+                    if i >= len(queries):  # first round loads the index; later rounds are warm
+                        times.append(float(pg.eval_on_selector("#atlas-search-results", "e => e.dataset.ms")))
+                out["search_bytes"][lang] = sum(got)
+                out["engine_bytes"][lang] = sum(engine)
+                out["search_ms"][lang] = statistics.median(times)
+                ctx.close()
+            b.close()
+    finally:
+        server.shutdown()
+    return out
+
+
+def lighthouse(site: Path) -> dict:
+    if not shutil.which("npx"):
+        return {}
+    server, base = static_server.serve(site, PORT)
+    scores = {}
+    try:
+        for name in ("home", "release", "change"):
+            with tempfile.NamedTemporaryFile(suffix=".json") as f:
+                cmd = ["npx", "--yes", "lighthouse@12", base + PAGE_TYPES[name], "--quiet", "--output=json",
+                       f"--output-path={f.name}", "--form-factor=mobile",
+                       "--chrome-flags=--headless=new " + " ".join(ARGS)]
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
+                                      env={**os.environ, "CHROME_PATH": CHROMIUM})
+                if proc.returncode != 0:
+                    scores[name] = {"error": (proc.stderr or proc.stdout)[-300:]}
+                    continue
+                cats = json.loads(Path(f.name).read_text())["categories"]
+                scores[name] = {k: cats[k]["score"] for k in ("performance", "accessibility", "best-practices", "seo")}
+    finally:
+        server.shutdown()
+    return scores
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", action="store_true", help="write the table into README.md")
+    ap.add_argument("--no-lighthouse", action="store_true")
+    args = ap.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        repo = repo_copy(tmp / "repo")
+        clean_generated(repo)
+        clean = timed_build(repo, tmp / "site")
+        rel = repo / "data" / "releases" / "2.15.yaml"
+        rel.write_text(rel.read_text(encoding="utf-8").replace("commits: 3117", "commits: 3118"), encoding="utf-8")
+        incremental = timed_build(repo, tmp / "site")
+        rel.write_text(rel.read_text(encoding="utf-8").replace("commits: 3118", "commits: 3117"), encoding="utf-8")
+        timed_build(repo, tmp / "site")
+        stats = site_stats(tmp / "site")
+        figures = browser_figures(tmp / "site")
+        lh = {} if args.no_lighthouse else lighthouse(tmp / "site")
+
+        big = repo_copy(tmp / "big")
+        n_changes = multiply_changes(big, 10)
+        clean_generated(big)
+        big_time = timed_build(big, tmp / "big-site")
+        big_stats = site_stats(tmp / "big-site")
+        base_changes = sum(len(yaml.safe_load(p.read_text(encoding="utf-8")).get("changes") or [])
+                           for p in (repo / "data" / "releases").glob("*.yaml"))
+
+    rows.append(("Clean build (4 languages, strict, with search index)", f"{clean:.1f} s"))
+    rows.append(("Rebuild after changing one fact", f"{incremental:.1f} s"))
+    rows.append(("HTML pages / total site size", f"{stats['pages']} / {stats['bytes'] / 1e6:.1f} MB"))
+    for name, size in figures["weight"].items():
+        rows.append((f"Page weight, {name} (HTML+CSS+JS, uncompressed; en / zh)",
+                     f"{size / 1024:.0f} KB / {figures['weight_zh'][name] / 1024:.0f} KB"))
+    for lang in QUERIES:
+        rows.append((f"Search index data downloaded for four queries, {lang}", f"{figures['search_bytes'][lang] / 1024:.0f} KB"))
+    rows.append(("Search engine, loaded once on first focus (pagefind.js + worker + wasm)",
+                 f"{max(figures['engine_bytes'].values()) / 1024:.0f} KB"))
+    for lang in QUERIES:
+        rows.append((f"Keystroke to results rendered (median, warm index), {lang}", f"{figures['search_ms'][lang]:.0f} ms"))
+    for name, s in lh.items():
+        rows.append((f"Lighthouse mobile, {name} (perf / a11y / best practices / SEO)",
+                     " / ".join(f"{v:.2f}" for v in s.values()) if "error" not in s else "failed: " + s["error"][:80]))
+    rows.append((f"10x synthetic data: {n_changes} changes instead of {base_changes}, clean build", f"{big_time:.1f} s"))
+    rows.append(("10x synthetic data: pages / site size", f"{big_stats['pages']} / {big_stats['bytes'] / 1e6:.1f} MB"))
+    rows.append(("10x synthetic data: one change page", f"{big_stats['change_page'] / 1024:.0f} KB (real data: {stats['change_page'] / 1024:.0f} KB)"))
+
+    table = "| measure | result |\n|---|---|\n" + "\n".join(f"| {a} | {b} |" for a, b in rows)
+    table = f"Measured {time.strftime('%Y-%m-%d')} on the project machine (2 cores, 24 GiB), `make bench`.\n\n" + table
+    print(table)
+    if args.write:
+        readme = ROOT / "README.md"
+        text = readme.read_text(encoding="utf-8")
+        text = re.sub(r"<!-- bench:start -->.*<!-- bench:end -->",
+                      lambda m: f"<!-- bench:start -->\n{table}\n<!-- bench:end -->", text, flags=re.S)
+        readme.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
