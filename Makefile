@@ -7,7 +7,7 @@ PORT    ?= 8000
 STAMP   := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help serve build test check provenance i18n-status stale publish-ids bench clean
+.PHONY: help serve build test check provenance i18n-status stale publish-ids evidence evidence-verify bench clean
 
 help: ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -43,6 +43,12 @@ stale: $(STAMP) ## list translations whose English text changed since they were 
 
 publish-ids: $(STAMP) ## add new change ids to the ledger of permanent URLs
 	$(BIN)/python scripts/publish_ids.py
+
+evidence: $(STAMP) ## check the probes against the torch wheels on PyPI and rewrite data/evidence.lock.yaml
+	$(BIN)/python scripts/evidence.py
+
+evidence-verify: $(STAMP) ## re-check the wheels; fail if any outcome differs from the lock file (CI)
+	$(BIN)/python scripts/evidence.py --verify
 
 bench: $(STAMP) ## measure build time, page weight and sizes (results go in README)
 	$(BIN)/python scripts/bench.py

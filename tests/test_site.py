@@ -229,3 +229,22 @@ def test_renamed_change_redirects_in_every_language(tmp_path):
         html = old.read_text(encoding="utf-8")
         assert "215-dcp-stride-metadata/" in html and "http-equiv=\"refresh\"" in html.replace("'", '"'), html[:500]
         assert (repo / "site" / prefix(lang) / "changes" / "215-dcp-stride-metadata" / "index.html").exists()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_evidence_is_shown_in_every_language(built_site, factbase, lang):
+    ui = factbase.ui[lang]
+    contra = page(built_site, lang, "changes/215-cxx20").read_text(encoding="utf-8")
+    assert 'id="evidence"' in contra and ui["evidence.contradicted"] in contra
+    confirmed = page(built_site, lang, "changes/215-pipeline-per-edge-p2p").read_text(encoding="utf-8")
+    assert ui["evidence.confirmed"] in confirmed
+    speed = page(built_site, lang, "changes/215-mps-qr").read_text(encoding="utf-8")
+    assert ui["evidence.none_speed"] in speed
+
+
+def test_json_api_carries_evidence(built_site):
+    changes = json.loads((built_site / "api" / "v1" / "changes.json").read_text(encoding="utf-8"))["changes"]
+    by_id = {c["id"]: c for c in changes}
+    assert by_id["215-cxx20"]["evidence"]["status"] == "contradicted"
+    assert by_id["215-pipeline-per-edge-p2p"]["evidence"]["checks"][0]["observed"] == {"2.14.1": False, "2.15.0": True}
+    assert by_id["215-mps-qr"]["evidence"]["status"] == "none_speed"

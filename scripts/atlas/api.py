@@ -66,6 +66,12 @@ def build(atlas: Atlas) -> dict[str, Any]:
         })
         for c in rel.changes:
             d = _plain(c.model_dump(exclude={"title", "summary", "affected", "symptom"}))
+            d["evidence"] = {
+                "status": atlas.evidence_status(c),
+                "checks": [{"probe": _plain(p.model_dump()), "observed": obs, "status": st}
+                           for p, obs, st in atlas.evidence(c)],
+            }
+            d.pop("probes", None)
             d.update(release=rel.version, breaking=c.is_breaking, text=_texts(atlas, f"{c.id}."),
                      urls={lang: _url(lang, f"changes/{c.id}/") for lang in LANGS})
             if d.get("fix"):
@@ -95,7 +101,7 @@ def build(atlas: Atlas) -> dict[str, Any]:
         }
     files = ["releases.json", "changes.json", "faq.json", "errors.json"] + [f"upgrades/{s}.json" for s in upgrades]
     out = {
-        "index.json": {"files": files, "languages": list(LANGS), "docs": {l: _url(l, "api/") for l in LANGS}},
+        "index.json": {"files": files, "wheels": atlas.lock.get("wheels", {}), "languages": list(LANGS), "docs": {l: _url(l, "api/") for l in LANGS}},
         "releases.json": {"releases": releases},
         "changes.json": {"changes": changes},
         "faq.json": {"faq": faq},

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from .evidence import probe_id, read_lock
 from .keys import version_key
 from .schema import MATRIX_KEYS, Change, Release
 from .validate import FactBase
@@ -61,6 +62,31 @@ class Atlas:
     areas: list[str]
     types: list[str]
     cites_by_source: dict[str, list[tuple[str, str]]]   # source id -> [(fact id, locator)]
+    lock: dict = field(default_factory=dict)              # data/evidence.lock.yaml
+    wheels: dict = field(default_factory=dict)            # data/wheels.yaml
+
+    def evidence(self, c: Change) -> list[tuple]:
+        """(probe, observed or None, status) for each probe of a change; status 'pending' if unlocked."""
+        out = []
+        for i, p in enumerate(c.probes):
+            entry = (self.lock.get("probes") or {}).get(probe_id(c.id, i))
+            out.append((p, entry["observed"] if entry else None, entry["status"] if entry else "pending"))
+        return out
+
+    def evidence_status(self, c: Change) -> str:
+        """confirmed | contradicted | pending | none_speed | none_platform | none_probe"""
+        rows = self.evidence(c)
+        if rows:
+            states = {s for _, _, s in rows}
+            return "contradicted" if "contradicted" in states else ("pending" if "pending" in states else "confirmed")
+        if c.figure is not None or c.type == "performance":
+            return "none_speed"
+        if c.area in ("rocm", "xpu", "mps"):
+            return "none_platform"
+        return "none_probe"
+
+    def evidence_counts(self, rel: Release) -> Counter:
+        return Counter(self.evidence_status(c) for c in rel.changes)
 
     def change(self, cid: str) -> Change:
         return next(c for r in self.releases for c in r.changes if c.id == cid)
@@ -134,5 +160,13 @@ def enrich(fb: FactBase) -> Atlas:
         fb=fb, releases=newest, latest=latest, change_release=rel_of, upgrades=upgrades,
         errors=errors, counts=counts,
         areas=sorted({c.area for c in all_changes}), types=sorted({c.type for c in all_changes}),
-        cites_by_source=dict(cites),
+        cites_by_source=dict(cites), lock=read_lock(), wheels=_wheels(),
     )
+
+
+def _wheels() -> dict:
+    import yaml
+
+    from .load import DATA
+
+    return yaml.safe_load((DATA / "wheels.yaml").read_text(encoding="utf-8"))

@@ -13,9 +13,10 @@ languages live in ``data/translations/<lang>/`` and refer to values through
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 VERSION = r"^\d+\.\d+$"
 FULL_VERSION = r"^\d+\.\d+\.\d+$"
@@ -57,9 +58,10 @@ class ErrorMessage(Strict):
     """An exact message a user sees. ``origin`` says where the wording comes from."""
 
     message: str = Field(min_length=3)
-    #: quoted: a source quotes it; python/pip: the standard message that the
-    #: interpreter or pip prints for this situation (not quoted by a source).
-    origin: Literal["quoted", "python", "pip"]
+    #: quoted: a source quotes it; wheel: read from the released wheel (evidence);
+    #: python/pip: the standard message that the interpreter or pip prints for this
+    #: situation (not quoted by a source).
+    origin: Literal["quoted", "wheel", "python", "pip"]
 
 
 class Fix(Strict):
@@ -84,6 +86,38 @@ class Figure(Strict):
     verification: Literal["self-reported", "independent", "analyst"]
 
 
+class Probe(Strict):
+    """A check against the released wheels, read straight from the zip (no install).
+
+    ``file``: a path inside the wheel (``*`` globs allowed); with ``contains``, whether
+    that text occurs in it, otherwise whether the file exists. ``metadata``: a field of
+    the wheel's METADATA (``Requires-Python``, ``Requires-Dist``); with ``contains``,
+    whether one of its values contains that text. ``expect`` says, per wheel version,
+    what the sources' claim implies; comparing versions shows *when* something changed.
+    """
+
+    file: Optional[str] = None
+    metadata: Optional[str] = None
+    contains: Optional[str] = None
+    expect: dict[str, bool] = Field(min_length=1)
+
+    @field_validator("expect")
+    @classmethod
+    def _versions(cls, v: dict) -> dict:
+        for k in v:
+            if not re.match(FULL_VERSION, k):
+                raise ValueError(f"'{k}' is not a wheel version like 2.15.0")
+        return v
+
+    @model_validator(mode="after")
+    def _one_target(self) -> "Probe":
+        if (self.file is None) == (self.metadata is None):
+            raise ValueError("a probe names exactly one of 'file' or 'metadata'")
+        if self.metadata is not None and self.contains is None:
+            raise ValueError("a metadata probe needs 'contains'")
+        return self
+
+
 class Change(Strict):
     id: str = Field(pattern=FACT_ID)
     type: ChangeType
@@ -99,6 +133,7 @@ class Change(Strict):
     rollback: Optional[Rollback] = None
     figure: Optional[Figure] = None
     notes: list[Note] = []
+    probes: list[Probe] = []
     sources: list[Cite] = Field(min_length=1)
 
     @property
@@ -240,3 +275,11 @@ class Translation(Strict):
 
     en_hash: str = Field(pattern=r"^[0-9a-f]{10}$")
     text: str
+
+
+class Wheels(Strict):
+    """data/wheels.yaml: which torch wheels the probes are checked against."""
+
+    python: str
+    platform: str
+    versions: list[str] = Field(min_length=1)

@@ -15,9 +15,9 @@ import sys
 
 from pathlib import Path
 
-from . import api
+from . import api, i18n
 from .enrich import Atlas, enrich
-from .load import DATA, LANGS, load
+from .load import DATA, LANGS, DataError, load
 from .render import render_all, write_pages
 from .validate import validate
 
@@ -37,7 +37,11 @@ def generate(state: dict) -> Atlas:
     """Run the pipeline if the data or templates changed since the last run."""
     fp = _fingerprint()
     if state.get("fingerprint") != fp:
-        atlas = enrich(validate(load()))   # raises DataError: the build stops, site/ untouched
+        fb = validate(load())              # raises DataError: the build stops, site/ untouched
+        missing = [str(p) for p in i18n.problems(fb) if p.kind in ("missing", "empty")]
+        if missing:
+            raise DataError(missing)
+        atlas = enrich(fb)
         written, removed = write_pages(render_all(atlas))
         log.info(f"atlas: {written} generated pages written, {removed} removed")
         state.update(fingerprint=fp, atlas=atlas, api_written=False)
