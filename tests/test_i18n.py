@@ -42,23 +42,18 @@ def _id_text(data, key):
     return path, table
 
 
-def test_a_typed_wrong_number_in_a_translation_fails(data_copy):
-    """The Indonesian summary with 3.171 typed in instead of {commits} must be caught."""
+@pytest.mark.parametrize("key,addition,kind,token", [
+    # 3.171 typed instead of {commits}: must be caught
+    ("2.15.headline", " Rilis ini berisi 3.171 commit.", "number", "3.171"),
+    # a mistyped API name that the English does not contain
+    ("215-dcp-strides.summary", " Lihat torch.distributed.checkpiont.", "identifier", "checkpiont"),
+])
+def test_a_wrong_value_typed_into_a_translation_fails(data_copy, key, addition, kind, token):
     path, table = _id_text(data_copy, None)
-    key = "2.15.headline"
-    table[key]["text"] = table[key]["text"] + " Rilis ini berisi 3.171 commit."
+    table[key]["text"] += addition
     path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
     found = [p for p in i18n.problems(validate(load(data_copy)), ["id"]) if p.key == key]
-    assert [p.kind for p in found] == ["number"] and "3.171" in found[0].detail
-
-
-def test_a_mistyped_api_name_in_a_translation_fails(data_copy):
-    path, table = _id_text(data_copy, None)
-    key = "215-dcp-strides.summary"
-    table[key]["text"] += " Lihat torch.distributed.checkpiont."
-    path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    found = [p for p in i18n.problems(validate(load(data_copy)), ["id"]) if p.key == key]
-    assert [p.kind for p in found] == ["identifier"] and "checkpiont" in found[0].detail
+    assert [p.kind for p in found] == [kind] and token in found[0].detail
 
 
 def test_a_dropped_placeholder_fails(data_copy):
