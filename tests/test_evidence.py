@@ -20,6 +20,9 @@ def fake_wheel(tmp_path):
                    "Requires-Python: >=3.11\nRequires-Dist: cuda-toolkit[cudart]==13.2.2\nRequires-Dist: filelock\n")
         z.writestr("torch/distributed/config.py", "pipeline_per_edge_p2p: bool = False\n")
         z.writestr("torch/_transport/__init__.py", "")
+        z.writestr("torch-9.9.0.dist-info/entry_points.txt",
+                   "[console_scripts]\ntorchrun = torch.distributed.run:main\n"
+                   "[torch.distributed.backends]\nnccl-lazy = torch._transport:_register\n")
     return Wheel(path)
 
 
@@ -32,6 +35,9 @@ def fake_wheel(tmp_path):
     ({"metadata": "Requires-Python", "contains": ">=3.11"}, True),
     ({"metadata": "Requires-Dist", "contains": "==13.2.2"}, True),
     ({"metadata": "Requires-Dist", "contains": "==13.0.3"}, False),
+    ({"entry_point": "torch.distributed.backends:nccl-lazy"}, True),      # module torch/_transport/ exists
+    ({"entry_point": "console_scripts:torchrun"}, False),                  # torch/distributed/run.py is missing
+    ({"entry_point": "console_scripts:nothing"}, False),
 ])
 def test_evaluate_reads_the_zip(fake_wheel, probe, expected):
     p = Probe.model_validate({**probe, "expect": {"9.9.0": True}})
@@ -87,3 +93,4 @@ def test_known_contradictions_are_recorded(factbase):
     assert lock["214-dynamic-spec.probe.0"]["observed"] == {"2.13.0": True, "2.14.1": True}
     assert lock["215-import-once.probe.1"]["status"] == "contradicted"
     assert lock["215-import-once.probe.0"]["status"] == "confirmed"
+    assert lock["215-nccl-lazy.probe.1"]["observed"] == {"2.14.1": True, "2.15.0": True}   # registered before 2.15

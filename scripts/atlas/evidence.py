@@ -51,7 +51,27 @@ class Wheel:
         return self._meta
 
 
+def entry_points(wheel: Wheel) -> dict[str, dict[str, str]]:
+    """entry_points.txt as {group: {name: "module:attr"}}."""
+    import configparser
+
+    name = next((n for n in wheel.names if n.endswith(".dist-info/entry_points.txt")), None)
+    if name is None:
+        return {}
+    cp = configparser.ConfigParser(delimiters=("=",), interpolation=None)
+    cp.optionxform = str
+    cp.read_string(wheel.zip.read(name).decode("utf-8"))
+    return {g: dict(cp[g]) for g in cp.sections()}
+
+
 def evaluate(p: Probe, wheel: Wheel) -> bool:
+    if p.entry_point is not None:
+        group, name = p.entry_point.split(":", 1)
+        target = entry_points(wheel).get(group, {}).get(name)
+        if target is None:
+            return False
+        module = target.split(":", 1)[0].strip().replace(".", "/")
+        return f"{module}.py" in wheel.names or f"{module}/__init__.py" in wheel.names
     if p.metadata is not None:
         return any(p.contains in v for v in wheel.metadata.get_all(p.metadata) or [])
     matches = [n for n in wheel.names if fnmatch.fnmatchcase(n, p.file)]

@@ -92,12 +92,15 @@ class Probe(Strict):
     ``file``: a path inside the wheel (``*`` globs allowed); with ``contains``, whether
     that text occurs in it, otherwise whether the file exists. ``metadata``: a field of
     the wheel's METADATA (``Requires-Python``, ``Requires-Dist``); with ``contains``,
-    whether one of its values contains that text. ``expect`` says, per wheel version,
+    whether one of its values contains that text. ``entry_point``: ``group:name`` in the
+    wheel's entry_points.txt, counted only if the module it names is in the wheel.
+    ``expect`` says, per wheel version,
     what the sources' claim implies; comparing versions shows *when* something changed.
     """
 
     file: Optional[str] = None
     metadata: Optional[str] = None
+    entry_point: Optional[str] = Field(default=None, pattern=r"^[\w.]+:[\w.-]+$")
     contains: Optional[str] = None
     expect: dict[str, bool] = Field(min_length=1)
 
@@ -111,8 +114,8 @@ class Probe(Strict):
 
     @model_validator(mode="after")
     def _one_target(self) -> "Probe":
-        if (self.file is None) == (self.metadata is None):
-            raise ValueError("a probe names exactly one of 'file' or 'metadata'")
+        if sum(x is not None for x in (self.file, self.metadata, self.entry_point)) != 1:
+            raise ValueError("a probe names exactly one of 'file', 'metadata' or 'entry_point'")
         if self.metadata is not None and self.contains is None:
             raise ValueError("a metadata probe needs 'contains'")
         return self
