@@ -94,3 +94,4 @@ def test_known_contradictions_are_recorded(factbase):
     assert lock["215-import-once.probe.1"]["status"] == "contradicted"
     assert lock["215-import-once.probe.0"]["status"] == "confirmed"
     assert lock["215-nccl-lazy.probe.1"]["observed"] == {"2.14.1": True, "2.15.0": True}   # registered before 2.15
+    assert lock["214-sm107-rubin.probe.0"]["status"] == "contradicted"   # no sm_107 code in the PyPI wheel

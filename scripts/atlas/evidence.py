@@ -42,6 +42,13 @@ class Wheel:
         self.zip = zipfile.ZipFile(self.path)
         self.names = self.zip.namelist()
         self._meta = None
+        self._members: dict[str, bytes] = {}
+
+    def read(self, name: str) -> bytes:
+        """A member's bytes, read once: several probes may grep the same 500 MB library."""
+        if name not in self._members:
+            self._members[name] = self.zip.read(name)
+        return self._members[name]
 
     @property
     def metadata(self):
@@ -78,7 +85,7 @@ def evaluate(p: Probe, wheel: Wheel) -> bool:
     if p.contains is None:
         return bool(matches)
     needle = p.contains.encode("utf-8")
-    return any(needle in wheel.zip.read(n) for n in matches)
+    return any(needle in wheel.read(n) for n in matches)
 
 
 @dataclass
