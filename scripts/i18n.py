@@ -52,6 +52,9 @@ def main(argv: list[str]) -> int:
         for t in fb.texts:
             if t.key in bad:
                 print(f"{t.key}\t{t.en}")
+        for key, en in fb.ui["en"].items():
+            if f"ui:{key}" in bad:
+                print(f"ui:{key}\t{en}")
         return 0
     if cmd == "stub":
         lang = langs[0]
@@ -72,6 +75,18 @@ def main(argv: list[str]) -> int:
             _dump(path, out)
         print(f"{lang}: added {added} empty entries; fill in 'text' for each")
         return 0
+    if cmd == "stamp-ui":
+        lang, keys = argv[1], set(argv[2:]) or set(fb.ui["en"])
+        path = ROOT / "data" / "i18n" / "translated_from.yaml"
+        table = _file_map(path)
+        table.setdefault(lang, {})
+        for key in sorted(keys):
+            table[lang][key] = en_hash(fb.ui["en"][key])
+        table[lang] = dict(sorted(table[lang].items()))
+        path.write_text("# en_hash of the English UI string each translation was made from (scripts/i18n.py stamp-ui).\n"
+                        + yaml.safe_dump(table, allow_unicode=True, sort_keys=True), encoding="utf-8")
+        print(f"{lang}: {len(keys)} UI string(s) marked current")
+        return 0
     if cmd == "stamp":
         lang, keys = langs[0], set(argv[2:])
         en = {t.key: t for t in fb.texts}
@@ -83,7 +98,7 @@ def main(argv: list[str]) -> int:
             _dump(path, current)
             print(f"{lang}: {key} marked current")
         return 0
-    print(__doc__, "\nusage: i18n.py status | check [LANG] | todo [LANG] | stale [LANG] | missing [LANG] | stub LANG | stamp LANG KEY...")
+    print(__doc__, "\nusage: i18n.py status | check [LANG] | todo [LANG] | stale [LANG] | missing [LANG] | stub LANG | stamp LANG KEY... | stamp-ui LANG [KEY...]")
     return 2
 
 

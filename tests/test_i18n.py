@@ -112,3 +112,11 @@ def test_token_rules():
     assert bare_numbers("Python {v} and 3.10") == ["3.10"]
     assert bare_numbers("fp32 and NVFP4 and sm_75") == []
     assert {"torch.linalg.qr", "fp32"} <= identifiers("use torch.linalg.qr in fp32")
+
+
+def test_changing_an_english_ui_string_makes_its_translations_stale(data_copy):
+    en = data_copy / "i18n" / "en.yaml"
+    en.write_text(en.read_text(encoding="utf-8").replace("upgrade.go: Show the guide", "upgrade.go: Open the guide"),
+                  encoding="utf-8")
+    stale = {(p.lang, p.key) for p in i18n.problems(validate(load(data_copy))) if p.kind == "stale"}
+    assert stale == {(lang, "ui:upgrade.go") for lang in TRANSLATED}

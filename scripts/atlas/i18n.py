@@ -11,6 +11,7 @@ Out: ``text_for(fb, key, lang)`` for rendering, ``problems(fb)`` for tests and
     python scripts/i18n.py missing [LANG]    # keys with no translation
     python scripts/i18n.py stub LANG         # add missing keys (empty text) to the files
     python scripts/i18n.py stamp LANG KEY..  # mark reviewed translations as current
+    python scripts/i18n.py stamp-ui LANG [KEY..]  # the same for UI strings (data/i18n/)
 
 Every translation stores ``en_hash``, the first 10 hex digits of the SHA-256 of
 the English text it was made from. When the English changes, the hash no
@@ -90,4 +91,22 @@ def problems(fb, langs=TRANSLATED) -> list[Problem]:
         for key, (_, tfile) in sorted(table.items()):
             if key not in en_keys:
                 out.append(Problem("orphan", lang, key, tfile, "no English text has this key; delete it"))
+        out += ui_problems(fb, lang)
+    return out
+
+
+UI_SOURCES = "data/i18n/translated_from.yaml"
+
+
+def ui_problems(fb, lang: str) -> list[Problem]:
+    """UI strings: a translation is stale when the English string changed after it was made."""
+    made_from = (fb.ui_sources or {}).get(lang, {})
+    out = []
+    for key, en in fb.ui.get("en", {}).items():
+        if key not in fb.ui.get(lang, {}):
+            continue  # a missing UI string is a validation error already
+        if made_from.get(key) != en_hash(en):
+            out.append(Problem("stale", lang, f"ui:{key}", f"data/i18n/{lang}.yaml",
+                               f"English UI string changed (or was never recorded in {UI_SOURCES}); "
+                               f"update the translation, then run: python scripts/i18n.py stamp-ui {lang} {key}"))
     return out

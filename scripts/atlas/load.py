@@ -35,6 +35,7 @@ class RawData:
     translations: dict[str, dict[str, Any]] = field(default_factory=dict)  # lang -> path -> mapping
     ui: dict[str, tuple[str, Any]] = field(default_factory=dict)  # lang -> (path, mapping)
     ledger: tuple[str, Any] = ("", None)                          # published ids and redirects
+    ui_sources: tuple[str, Any] = ("", None)                      # lang -> key -> en_hash of UI strings
 
 
 class _Loader(yaml.SafeLoader):
@@ -86,6 +87,9 @@ def load(data_dir: Path = DATA) -> RawData:
     for lang in LANGS:
         p = data_dir / "i18n" / f"{lang}.yaml"
         raw.ui[lang] = (_rel(p, data_dir), _read(p, data_dir, problems))
+    ui_src = data_dir / "i18n" / "translated_from.yaml"
+    if ui_src.exists():
+        raw.ui_sources = (_rel(ui_src, data_dir), _read(ui_src, data_dir, problems))
     ledger = data_dir / "published_ids.yaml"
     if ledger.exists():
         raw.ledger = (_rel(ledger, data_dir), _read(ledger, data_dir, problems))

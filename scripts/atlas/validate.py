@@ -37,6 +37,7 @@ class FactBase:
     translations: dict[str, dict[str, tuple[Translation, str]]]  # lang -> key -> (entry, file)
     ui: dict[str, dict[str, str]]
     ledger: dict[str, Any] = field(default_factory=dict)
+    ui_sources: dict[str, dict[str, str]] = field(default_factory=dict)   # lang -> key -> en_hash
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -247,4 +248,5 @@ def validate(raw: RawData) -> FactBase:
 
     if problems:
         raise DataError(problems)
-    return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger)
+    ui_sources = raw.ui_sources[1] or {}
+    return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources)
