@@ -5,6 +5,9 @@ BIN     := $(VENV)/bin
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
 STAMP   := $(VENV)/.installed
+# Material and MkDocs print a banner about MkDocs 2 on every run; it is not actionable here.
+export NO_MKDOCS_2_WARNING := 1
+export DISABLE_MKDOCS_2_WARNING := true
 
 .DEFAULT_GOAL := help
 .PHONY: help serve build test check provenance i18n-status stale publish-ids evidence evidence-verify bench clean
