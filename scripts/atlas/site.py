@@ -89,7 +89,8 @@ def write_404s(state: dict, site_dir: Path) -> None:
 
 def index_search(site_dir: Path) -> None:
     """Build the Pagefind index: one index per <html lang>, Chinese segmented (extended build)."""
-    cmd = [sys.executable, "-m", "pagefind", "--site", str(site_dir), "--silent"]
+    # permalink pilcrows would show up in result excerpts
+    cmd = [sys.executable, "-m", "pagefind", "--site", str(site_dir), "--silent", "--exclude-selectors", ".headerlink"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"pagefind failed ({proc.returncode}): {proc.stderr or proc.stdout}")
