@@ -18,31 +18,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from pydantic import BaseModel  # noqa: E402
-
 from atlas.load import ROOT, load  # noqa: E402
-from atlas.schema import Cite  # noqa: E402
+from atlas.schema import iter_cites  # noqa: E402
 from atlas.validate import validate  # noqa: E402
 
 
 def fold(text: str) -> str:
     return re.sub(r"\s+", " ", text)
-
-
-def iter_cites(node, owner: str, path: str):
-    """Yield (owner id, field path, Cite) for every citation below ``node``."""
-    if isinstance(node, Cite):
-        yield owner, path, node
-    elif isinstance(node, BaseModel):
-        owner = getattr(node, "id", None) if isinstance(getattr(node, "id", None), str) else owner
-        for name in type(node).model_fields:
-            yield from iter_cites(getattr(node, name), owner, f"{path}.{name}".strip("."))
-    elif isinstance(node, dict):
-        for k, v in node.items():
-            yield from iter_cites(v, owner, f"{path}.{k}")
-    elif isinstance(node, (list, tuple)):
-        for i, v in enumerate(node):
-            yield from iter_cites(v, owner, f"{path}.{i}")
 
 
 def check(sources_dir: Path) -> tuple[int, list[str]]:

@@ -25,16 +25,13 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from atlas.evidence import LOCK, Wheel, evaluate, lock_problems, probe_hash, probe_id, read_lock, status_of  # noqa: E402
-from atlas.load import DATA, ROOT, load  # noqa: E402
+from atlas.evidence import (LOCK, Wheel, evaluate, lock_problems, probe_hash, probe_id,  # noqa: E402
+                            read_lock, read_wheels, status_of)
+from atlas.load import ROOT, load  # noqa: E402
 from atlas.schema import Wheels  # noqa: E402
 from atlas.validate import validate  # noqa: E402
 
 CACHE = Path(os.environ.get("ATLAS_WHEEL_CACHE", ROOT / ".cache" / "wheels"))
-
-
-def wheel_config() -> Wheels:
-    return Wheels.model_validate(yaml.safe_load((DATA / "wheels.yaml").read_text(encoding="utf-8")))
 
 
 def fetch(version: str, cfg: Wheels) -> Path:
@@ -63,7 +60,7 @@ def sha256(path: Path) -> str:
 
 def run(verify: bool) -> int:
     fb = validate(load())
-    cfg = wheel_config()
+    cfg = read_wheels()
     changes = fb.changes()
     t0 = time.perf_counter()
     paths = {v: fetch(v, cfg) for v in cfg.versions}

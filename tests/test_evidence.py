@@ -4,7 +4,6 @@ from __future__ import annotations
 import zipfile
 
 import pytest
-import yaml
 
 from atlas.evidence import Wheel, evaluate, lock_problems, probe_id, read_lock, status_of
 from atlas.load import DataError, load

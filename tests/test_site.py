@@ -11,7 +11,6 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-import yaml
 
 from atlas.load import LANGS
 from conftest import ROOT
@@ -176,7 +175,6 @@ def test_linkchecker_catches_a_broken_anchor_and_link(tmp_path):
 
 def test_bad_data_keeps_the_last_good_site(built_site, tmp_path):
     """A broken fact stops the build with the validator's message; the old site stays."""
-    import build
 
     repo = tmp_path / "repo"
     shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(".venv", ".git", "site", "*.pyc", "__pycache__"))

@@ -16,7 +16,6 @@ from typing import Any
 
 from .enrich import Atlas
 from .i18n import text_for
-from .keys import release_texts
 from .load import LANGS
 from .schema import MATRIX_KEYS
 from .text import render_plain

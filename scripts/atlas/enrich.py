@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from .evidence import probe_id, read_lock
+from .evidence import probe_id, read_lock, read_wheels
 from .keys import version_key
-from .schema import MATRIX_KEYS, Change, Release
+from .schema import MATRIX_KEYS, Change, Release, iter_cites
 from .validate import FactBase
 
 #: Checklist order: what blocks installing first, then code that stops running,
@@ -92,10 +92,6 @@ class Atlas:
         return next(c for r in self.releases for c in r.changes if c.id == cid)
 
 
-def _as_list(v: Any) -> list:
-    return list(v) if isinstance(v, list) else [v]
-
-
 def matrix_diff(old: Release, new: Release) -> list[MatrixRow]:
     rows = []
     for key in MATRIX_KEYS:
@@ -108,8 +104,6 @@ def matrix_diff(old: Release, new: Release) -> list[MatrixRow]:
         if isinstance(va, list) and isinstance(vb, list):
             row.dropped = [x for x in va if x not in vb]
             row.added = [x for x in vb if x not in va]
-        elif a is not None and b is not None and va != vb and key.endswith("_wheels"):
-            row.dropped, row.added = [x for x in _as_list(va) if x not in _as_list(vb)], []
         rows.append(row)
     return rows
 
@@ -143,16 +137,9 @@ def enrich(fb: FactBase) -> Atlas:
         counts[r.version] = cnt
     cites: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for r in oldest_first:
-        for name, lst in r.provenance.items():
-            for c in lst:
-                cites[c.source].append((f"{r.version}:{name}", c.locator))
-        for k in MATRIX_KEYS:
-            cell = getattr(r.matrix, k)
-            for c in cell.sources if cell else []:
-                cites[c.source].append((f"{r.version}:{k}", c.locator))
-        for item in (*r.changes, *r.faq, *r.events, *r.coverage):
-            for c in item.sources:
-                cites[c.source].append((item.id, c.locator))
+        for owner, where, c in iter_cites(r, r.version):
+            if ".notes." not in f".{where}.":   # a caveat's citation does not add a supported fact
+                cites[c.source].append((owner, c.locator))
     newest = list(reversed(oldest_first))
     latest = next(r for r in newest if r.released is not None)
     all_changes = [c for r in oldest_first for c in r.changes]
@@ -160,13 +147,5 @@ def enrich(fb: FactBase) -> Atlas:
         fb=fb, releases=newest, latest=latest, change_release=rel_of, upgrades=upgrades,
         errors=errors, counts=counts,
         areas=sorted({c.area for c in all_changes}), types=sorted({c.type for c in all_changes}),
-        cites_by_source=dict(cites), lock=read_lock(), wheels=_wheels(),
+        cites_by_source=dict(cites), lock=read_lock(), wheels=read_wheels().model_dump(),
     )
-
-
-def _wheels() -> dict:
-    import yaml
-
-    from .load import DATA
-
-    return yaml.safe_load((DATA / "wheels.yaml").read_text(encoding="utf-8"))

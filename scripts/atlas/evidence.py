@@ -19,9 +19,14 @@ from pathlib import Path
 import yaml
 
 from .load import DATA
-from .schema import Probe
+from .schema import Probe, Wheels
 
 LOCK = DATA / "evidence.lock.yaml"
+
+
+def read_wheels() -> Wheels:
+    """data/wheels.yaml: which torch wheels the probes are checked against."""
+    return Wheels.model_validate(yaml.safe_load((DATA / "wheels.yaml").read_text(encoding="utf-8")))
 
 
 def probe_id(change_id: str, index: int) -> str:

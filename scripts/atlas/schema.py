@@ -286,3 +286,20 @@ class Wheels(Strict):
     python: str
     platform: str
     versions: list[str] = Field(min_length=1)
+
+
+def iter_cites(node, owner: str = "", path: str = ""):
+    """Yield (owner fact id, field path, Cite) for every citation below a model."""
+    if isinstance(node, Cite):
+        yield owner, path, node
+    elif isinstance(node, BaseModel):
+        own_id = getattr(node, "id", None)
+        owner = own_id if isinstance(own_id, str) else owner
+        for name in type(node).model_fields:
+            yield from iter_cites(getattr(node, name), owner, f"{path}.{name}".strip("."))
+    elif isinstance(node, dict):
+        for k, v in node.items():
+            yield from iter_cites(v, owner, f"{path}.{k}")
+    elif isinstance(node, (list, tuple)):
+        for i, v in enumerate(node):
+            yield from iter_cites(v, owner, f"{path}.{i}")
