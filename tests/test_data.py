@@ -102,7 +102,7 @@ def test_invalid_yaml_names_the_file(data_copy):
     (data_copy / "releases" / "9.1.yaml").write_text("version: [unclosed\n")
     with pytest.raises(DataError) as info:
         load(data_copy)
-    assert info.value.problems[0].startswith("data/releases/9.1.yaml: not valid YAML")
+    assert info.value.problems[0].startswith("data/releases/9.1.yaml: -: line 2, column 1: not valid YAML")
 
 
 def test_published_id_without_page_or_redirect_fails(data_copy):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from .evidence import probe_id, read_lock, read_wheels
+from .evidence import probe_id
 from .keys import version_key
 from .schema import MATRIX_KEYS, Change, Release, iter_cites
 from .validate import FactBase
@@ -147,5 +147,5 @@ def enrich(fb: FactBase) -> Atlas:
         fb=fb, releases=newest, latest=latest, change_release=rel_of, upgrades=upgrades,
         errors=errors, counts=counts,
         areas=sorted({c.area for c in all_changes}), types=sorted({c.type for c in all_changes}),
-        cites_by_source=dict(cites), lock=read_lock(), wheels=read_wheels().model_dump(),
+        cites_by_source=dict(cites), lock=fb.lock, wheels=fb.wheels.model_dump() if fb.wheels else {},
     )

@@ -12,7 +12,6 @@ import fnmatch
 import hashlib
 import json
 import zipfile
-from dataclasses import dataclass
 from email.parser import Parser
 from pathlib import Path
 
@@ -91,12 +90,6 @@ def evaluate(p: Probe, wheel: Wheel) -> bool:
         return bool(matches)
     needle = p.contains.encode("utf-8")
     return any(needle in wheel.read(n) for n in matches)
-
-
-@dataclass
-class Outcome:
-    observed: dict[str, bool]
-    status: str          # confirmed | contradicted
 
 
 def status_of(p: Probe, observed: dict[str, bool]) -> str:

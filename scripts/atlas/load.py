@@ -15,8 +15,20 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
-LANGS = ("en", "zh", "ru", "id")
-TRANSLATED = ("zh", "ru", "id")
+#: The site's languages, the one list every step, test and tool reads: code -> Babel locale.
+#: English comes first: it is the default language, served at the site root.
+#: Adding a language: one line here, then README "Adding a language".
+LOCALES = {"en": "en_GB", "zh": "zh_Hans_CN", "ru": "ru_RU", "id": "id_ID"}
+LANGS = tuple(LOCALES)
+TRANSLATED = LANGS[1:]
+
+
+def url_for(lang: str, path: str = "") -> str:
+    """Site-relative URL of a page in a language: English at the root, others under ``/<lang>/``.
+
+    ``url_for("zh", "changes/x/")`` -> ``/zh/changes/x/``; ``url_for("en", "")`` -> ``/``.
+    """
+    return "/" + ("" if lang == LANGS[0] else f"{lang}/") + path.lstrip("/")
 
 
 class DataError(Exception):
@@ -36,9 +48,15 @@ class RawData:
     ui: dict[str, tuple[str, Any]] = field(default_factory=dict)  # lang -> (path, mapping)
     ledger: tuple[str, Any] = ("", None)                          # published ids and redirects
     ui_sources: tuple[str, Any] = ("", None)                      # lang -> key -> en_hash of UI strings
+    wheels: tuple[str, Any] = ("", None)                          # data/wheels.yaml
+    lock: tuple[str, Any] = ("", None)                            # data/evidence.lock.yaml (written by scripts/evidence.py)
+    extra: dict[str, Any] = field(default_factory=dict)           # path -> any other data/*.yaml (e.g. a glossary)
 
 
-class _Loader(yaml.SafeLoader):
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml: about 10x faster than pure Python
+
+
+class _Loader(_Base):
     """SafeLoader that keeps an impossible date (2026-10-99) as a string, so validation
     can report it with file, fact id and field instead of a bare ValueError."""
 
@@ -64,7 +82,12 @@ def _read(path: Path, root: Path, problems: list[str]) -> Any:
     try:
         return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as exc:
-        problems.append(f"{_rel(path, root)}: not valid YAML: {exc}".replace("\n", " "))
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(whole file)"
+        what = " ".join(str(x) for x in (getattr(exc, "context", None), getattr(exc, "problem", None)) if x) or str(exc)
+        problems.append(f"{_rel(path, root)}: -: {where}: not valid YAML: {what}".replace("\n", " "))
+    except UnicodeDecodeError as exc:
+        problems.append(f"{_rel(path, root)}: -: (whole file): not UTF-8 text: {exc}")
     except OSError as exc:
         problems.append(f"{_rel(path, root)}: cannot read: {exc}")
     return None
@@ -93,6 +116,14 @@ def load(data_dir: Path = DATA) -> RawData:
     ledger = data_dir / "published_ids.yaml"
     if ledger.exists():
         raw.ledger = (_rel(ledger, data_dir), _read(ledger, data_dir, problems))
+    wheels = data_dir / "wheels.yaml"
+    raw.wheels = (_rel(wheels, data_dir), _read(wheels, data_dir, problems) if wheels.exists() else None)
+    lock = data_dir / "evidence.lock.yaml"
+    raw.lock = (_rel(lock, data_dir), _read(lock, data_dir, problems) if lock.exists() else None)
+    known = {"sources.yaml", "published_ids.yaml", "wheels.yaml", "evidence.lock.yaml"}
+    for p in sorted(data_dir.glob("*.yaml")):
+        if p.name not in known:
+            raw.extra[_rel(p, data_dir)] = _read(p, data_dir, problems)
     if problems:
         raise DataError(problems)
     return raw

@@ -198,18 +198,9 @@ class Cell(Strict):
     sources: list[Cite] = Field(min_length=1)
 
 
-#: The matrix keys, in display order. Upgrade pages diff releases key by key.
-MATRIX_KEYS = (
-    "python_min", "python_max", "python_free_threaded", "python_new_wheel_host",
-    "compile_python_max", "cuda_default_wheel", "cuda_default_toolkit", "cuda_other_wheels",
-    "cuda_dropped_wheels", "nvidia_min_driver", "nvidia_min_arch", "nvidia_new_targets",
-    "rocm_wheels", "rocm_dropped_wheels", "rocm_dropped_targets", "rocm_new_targets",
-    "macos_min_mps", "nccl_default_backend", "nccl_rollback", "nccl_fast_path_min",
-    "rccl_fast_path_min", "cxx_standard", "torchvision_abi",
-)
-
-
 class Matrix(Strict):
+    """The platform and wheel matrix; the field order is the display order (``MATRIX_KEYS``)."""
+
     model_config = ConfigDict(extra="forbid")
     python_min: Optional[Cell] = None
     python_max: Optional[Cell] = None
@@ -234,6 +225,10 @@ class Matrix(Strict):
     rccl_fast_path_min: Optional[Cell] = None
     cxx_standard: Optional[Cell] = None
     torchvision_abi: Optional[Cell] = None
+
+
+#: The matrix keys, in display order, taken from the model. Upgrade pages diff releases key by key.
+MATRIX_KEYS = tuple(Matrix.model_fields)
 
 
 class Release(Strict):
@@ -280,6 +275,26 @@ class Translation(Strict):
     text: str
 
 
+class Ledger(Strict):
+    """data/published_ids.yaml: every published change id, and redirects for renamed ones."""
+
+    published: list[str] = []
+    redirects: Optional[dict[str, str]] = None
+
+
+class LockEntry(BaseModel):
+    observed: dict[str, bool]
+    status: str
+    hash: Optional[str] = None
+
+
+class Lock(BaseModel):
+    """data/evidence.lock.yaml, as scripts/evidence.py writes it."""
+
+    wheels: dict[str, dict] = {}
+    probes: dict[str, LockEntry] = {}
+
+
 class Wheels(Strict):
     """data/wheels.yaml: which torch wheels the probes are checked against."""
 
@@ -289,12 +304,13 @@ class Wheels(Strict):
 
 
 def iter_cites(node, owner: str = "", path: str = ""):
-    """Yield (owner fact id, field path, Cite) for every citation below a model."""
+    """Yield (owner fact id, field path inside that fact, Cite) for every citation below a model."""
     if isinstance(node, Cite):
         yield owner, path, node
     elif isinstance(node, BaseModel):
         own_id = getattr(node, "id", None)
-        owner = own_id if isinstance(own_id, str) else owner
+        if isinstance(own_id, str):   # a fact: paths are relative to it, as in validation messages
+            owner, path = own_id, ""
         for name in type(node).model_fields:
             yield from iter_cites(getattr(node, name), owner, f"{path}.{name}".strip("."))
     elif isinstance(node, dict):

@@ -9,7 +9,12 @@ ids prefixed by their release, citations of unknown sources, FAQ references to
 missing changes, placeholders that resolve, no number typed into English text,
 breaking changes that say who is affected and how to fix it, rollbacks that
 expire after their release, UI strings with the same keys in every language,
-and the ledger of published ids. Translation consistency is ``i18n.py``'s job.
+the ledger of published ids, probe versions listed in ``data/wheels.yaml``, and
+placeholders of translations and UI strings that resolve (so rendering cannot fail
+on them). Translation consistency (stale, missing) is ``i18n.py``'s job.
+
+Other data files (``data/<name>.yaml``, e.g. a glossary) are checked by the model
+registered for them in ``DATA_FILES`` (``register``): their errors read like every other.
 """
 from __future__ import annotations
 
@@ -18,11 +23,12 @@ import zoneinfo
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
 from .load import LANGS, TRANSLATED, DataError, RawData
-from .schema import Change, Coverage, Event, Faq, Release, Sources, Translation
+from .schema import (Change, Coverage, Event, Faq, Ledger, Lock, Release, Sources, Translation, Wheels,
+                     iter_cites)
 from .text import bare_numbers, placeholders
 
 
@@ -38,12 +44,26 @@ class FactBase:
     ui: dict[str, dict[str, str]]
     ledger: dict[str, Any] = field(default_factory=dict)
     ui_sources: dict[str, dict[str, str]] = field(default_factory=dict)   # lang -> key -> en_hash
+    wheels: Wheels | None = None                  # data/wheels.yaml
+    lock: dict[str, Any] = field(default_factory=dict)   # data/evidence.lock.yaml
+    extra: dict[str, Any] = field(default_factory=dict)  # data file name -> parsed model (DATA_FILES)
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
 
     def changes(self):
         return [c for r in self.releases for c in r.changes]
+
+
+#: Other data files: ``"glossary.yaml": (Model, check)``; ``check(model, fb_parts, file, problems)``
+#: may add cross-checks. A file under data/ with no entry here is read (YAML errors are
+#: reported) but not checked.
+DATA_FILES: dict[str, tuple[type[BaseModel], Any]] = {}
+
+
+def register(name: str, model: type[BaseModel], check=None) -> None:
+    """Declare the schema (and optional cross-check) of ``data/<name>``."""
+    DATA_FILES[name] = (model, check)
 
 
 def _fact_path(raw: Any, loc: tuple) -> tuple[str, str]:
@@ -64,8 +84,10 @@ def _fact_path(raw: Any, loc: tuple) -> tuple[str, str]:
     return fact, rest
 
 
-def _parse(model: type[BaseModel], raw: Any, file: str, problems: list[str]):
+def _parse(model, raw: Any, file: str, problems: list[str]):
     try:
+        if not isinstance(model, type):   # a TypeAdapter
+            return model.validate_python(raw)
         return model.model_validate(raw)
     except ValidationError as exc:
         for err in exc.errors():
@@ -104,7 +126,7 @@ def _parse_release(raw: Any, file: str, problems: list[str]) -> Release | None:
     return rel.model_copy(update=items) if rel is not None else None
 
 
-def _check_release(rel: Release, file: str, source_ids: set[str], problems: list[str]) -> None:
+def _check_release(rel: Release, file: str, source_ids: set[str], wheels: Wheels | None, problems: list[str]) -> None:
     v = rel.version
     prefix = v.replace(".", "") + "-"
     expected_file = f"{v}.yaml"
@@ -120,23 +142,13 @@ def _check_release(rel: Release, file: str, source_ids: set[str], problems: list
         if getattr(rel, name, None) is None:
             problems.append(f"{file}: {v}: provenance.{name}: cites a field that is not set")
 
-    def cites(owner: str, where: str, cite_list) -> None:
-        for i, cite in enumerate(cite_list):
-            if cite.source not in source_ids:
-                problems.append(f"{file}: {owner}: {where}.{i}.source: unknown source '{cite.source}'")
-
-    for name, lst in rel.provenance.items():
-        cites(v, f"provenance.{name}", lst)
-    for k, cell in rel.matrix:
-        if cell is not None:
-            cites(v, f"matrix.{k}.sources", cell.sources)
+    for owner, where, cite in iter_cites(rel, v):   # every citation, wherever it is (release notes too)
+        if cite.source not in source_ids:
+            problems.append(f"{file}: {owner}: {where}.source: unknown source '{cite.source}'")
     for kind in ("changes", "faq", "events", "coverage"):
         for item in getattr(rel, kind):
             if not item.id.startswith(prefix):
                 problems.append(f"{file}: {item.id}: id: must start with '{prefix}' (the release it belongs to)")
-            cites(item.id, "sources", item.sources)
-            for i, n in enumerate(getattr(item, "notes", [])):
-                cites(item.id, f"notes.{i}.sources", n.sources)
     for c in rel.changes:
         if c.is_breaking:
             for f in ("affected", "symptom", "fix"):
@@ -148,10 +160,15 @@ def _check_release(rel: Release, file: str, source_ids: set[str], problems: list
             )
         if c.type == "performance" and c.figure is None and not c.notes:
             problems.append(f"{file}: {c.id}: figure: a performance change needs a figure or a note saying why not")
+        for i, probe in enumerate(c.probes):
+            for ver in probe.expect:
+                if wheels is not None and ver not in wheels.versions:
+                    problems.append(f"{file}: {c.id}: probes.{i}.expect.{ver}: torch {ver} is not in data/wheels.yaml "
+                                    f"(versions: {', '.join(wheels.versions)})")
     for e in rel.events:
         try:
             zoneinfo.ZoneInfo(e.timezone)
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError):
             problems.append(f"{file}: {e.id}: timezone: unknown time zone '{e.timezone}'")
 
 
@@ -167,18 +184,36 @@ def _check_texts(texts: list[TextItem], scope: dict[str, dict], problems: list[s
             )
 
 
+def _check_translation_placeholders(translations, texts: list[TextItem], scope: dict[str, dict],
+                                   problems: list[str]) -> None:
+    """A translation may only name values its English text can see: otherwise rendering would fail."""
+    owner = {t.key: t.owner for t in texts}
+    for lang, table in translations.items():
+        for key, (tr, file) in table.items():
+            if key not in owner:
+                continue  # an orphan: i18n.py reports it
+            for name in placeholders(tr.text):
+                if name not in scope.get(owner[key], {}):
+                    problems.append(f"{file}: {key}: text: placeholder {{{name}}} names no value "
+                                    f"(the English text's placeholders are listed in data/releases/)")
+
+
 def validate(raw: RawData) -> FactBase:
     problems: list[str] = []
     src_file, src_raw = raw.sources
     sources = _parse(Sources, src_raw, src_file, problems)
     source_ids = {s.id for s in sources.sources} if sources else set()
+    wheels_file, wheels_raw = raw.wheels
+    wheels = _parse(Wheels, wheels_raw, wheels_file, problems) if wheels_raw is not None else None
+    lock_file, lock_raw = raw.lock
+    lock = _parse(Lock, lock_raw or {}, lock_file, problems)
 
     releases, files, unparsed = [], {}, 0
     for file, data in raw.releases.items():
         rel = _parse_release(data, file, problems)
         unparsed += rel is None
         if rel is not None:
-            _check_release(rel, file, source_ids, problems)
+            _check_release(rel, file, source_ids, wheels, problems)
             releases.append(rel)
             files[rel.version] = file
     releases.sort(key=lambda r: version_key(r.version))
@@ -214,7 +249,8 @@ def validate(raw: RawData) -> FactBase:
             for key, entry in data.items():
                 tr = _parse(Translation, entry, f"{file}: {key}", problems)
                 if tr is not None:
-                    translations[lang][key] = (tr, file)
+                    translations[lang][str(key)] = (tr, file)
+    _check_translation_placeholders(translations, texts, scope, problems)
 
     ui: dict[str, dict[str, str]] = {}
     for lang in LANGS:
@@ -222,17 +258,30 @@ def validate(raw: RawData) -> FactBase:
         if not isinstance(data, dict):
             problems.append(f"{file or f'data/i18n/{lang}.yaml'}: -: (whole file): missing or not a mapping")
             continue
-        ui[lang] = {str(k): str(v) for k, v in data.items()}
+        ui[lang] = {}
+        for k, v in data.items():
+            if not isinstance(v, str) or not v.strip():
+                problems.append(f"{file}: -: {k}: a UI string must be non-empty text")
+            else:
+                ui[lang][str(k)] = v
     if "en" in ui:
-        for lang in LANGS[1:]:
+        for lang in TRANSLATED:
             if lang in ui:
                 for k in sorted(set(ui["en"]) - set(ui[lang])):
                     problems.append(f"data/i18n/{lang}.yaml: -: {k}: UI string missing (present in en)")
                 for k in sorted(set(ui[lang]) - set(ui["en"])):
                     problems.append(f"data/i18n/{lang}.yaml: -: {k}: UI string not in en (remove it)")
+                for k in sorted(set(ui[lang]) & set(ui["en"])):
+                    want, got = set(placeholders(ui["en"][k])), set(placeholders(ui[lang][k]))
+                    if want != got:
+                        problems.append(f"data/i18n/{lang}.yaml: -: {k}: placeholders {sorted(got)} differ from "
+                                        f"English {sorted(want)}")
+    ui_src_file, ui_src_raw = raw.ui_sources
+    ui_sources = _parse(TypeAdapter(dict[str, dict[str, str]]), ui_src_raw or {}, ui_src_file, problems) or {}
 
-    ledger_file, ledger = raw.ledger
-    ledger = ledger or {}
+    ledger_file, ledger_raw = raw.ledger
+    ledger_model = _parse(Ledger, ledger_raw or {}, ledger_file, problems)
+    ledger = ledger_model.model_dump() if ledger_model else {}
     # a release that failed to parse would make all its ids look unpublished: report that first
     for i, pid in enumerate((ledger.get("published", []) or []) if not unparsed else []):
         redirect = (ledger.get("redirects") or {}).get(pid)
@@ -246,7 +295,16 @@ def validate(raw: RawData) -> FactBase:
         if redirect is not None and redirect not in change_ids:
             problems.append(f"{ledger_file}: {pid}: redirects: target '{redirect}' is not a change")
 
+    extra = {}
+    for file, data in raw.extra.items():
+        name = file.rsplit("/", 1)[-1]
+        if name in DATA_FILES:
+            model, check = DATA_FILES[name]
+            extra[name] = _parse(model, data, file, problems)
+            if extra[name] is not None and check is not None:
+                check(extra[name], {"releases": releases, "sources": sources, "scopes": scope}, file, problems)
+
     if problems:
         raise DataError(problems)
-    ui_sources = raw.ui_sources[1] or {}
-    return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources)
+    return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources,
+                    wheels, lock.model_dump() if lock else {}, extra)
