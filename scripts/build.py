@@ -32,13 +32,16 @@ def source_date_epoch() -> str:
 
 
 def build(site_dir: Path, config: Path = ROOT / "mkdocs.yml", extra_env: dict | None = None) -> int:
-    site_dir = site_dir.resolve()
+    site_dir, config = Path(site_dir).resolve(), Path(config).resolve()
     site_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".site-", dir=site_dir.parent))
     env = {**os.environ, "SOURCE_DATE_EPOCH": source_date_epoch(), "DISABLE_MKDOCS_2_WARNING": "true", **(extra_env or {})}
-    mkdocs = Path(sys.executable).with_name("mkdocs")
-    proc = subprocess.run([str(mkdocs), "build", "--strict", "--config-file", str(config), "--site-dir", str(tmp)],
-                          cwd=ROOT, env=env)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config),
+                               "--site-dir", str(tmp)], cwd=config.parent, env=env)
+    except KeyboardInterrupt:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     if proc.returncode != 0:
         shutil.rmtree(tmp, ignore_errors=True)
         print(f"build failed; {site_dir} was left as it was", file=sys.stderr)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from atlas.cli import UsageError, run  # noqa: E402
 from atlas.load import ROOT, load  # noqa: E402
 from atlas.schema import iter_cites  # noqa: E402
 from atlas.validate import validate  # noqa: E402
@@ -28,6 +29,9 @@ def fold(text: str) -> str:
 
 
 def check(sources_dir: Path) -> tuple[int, list[str]]:
+    if not sources_dir.is_dir():
+        raise UsageError(f"the source articles folder {sources_dir} does not exist; "
+                         f"pass --sources DIR (default: ../shared/sources next to the repository)")
     fb = validate(load())
     errors, texts = [], {}
     for s in fb.sources.sources:
@@ -69,4 +73,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

@@ -27,11 +27,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from atlas.evidence import (LOCK, Wheel, evaluate, lock_problems, probe_hash, probe_id,  # noqa: E402
                             read_lock, read_wheels, status_of)
+from atlas.cli import UsageError, run  # noqa: E402
 from atlas.load import ROOT, load  # noqa: E402
 from atlas.schema import Wheels  # noqa: E402
 from atlas.validate import validate  # noqa: E402
 
 CACHE = Path(os.environ.get("ATLAS_WHEEL_CACHE", ROOT / ".cache" / "wheels"))
+NET_TIMEOUT = 30            # seconds without data before pip gives up on a connection
+DOWNLOAD_TIMEOUT = 1800     # seconds for one wheel (the CUDA wheels are about 900 MB)
 
 
 def fetch(version: str, cfg: Wheels) -> Path:
@@ -40,13 +43,21 @@ def fetch(version: str, cfg: Wheels) -> Path:
     path = CACHE / name
     if not path.exists():
         CACHE.mkdir(parents=True, exist_ok=True)
-        cmd = [sys.executable, "-m", "pip", "--isolated", "download", "--no-deps", "--only-binary=:all:",
+        cmd = [sys.executable, "-m", "pip", "--isolated", "download", "--timeout", str(NET_TIMEOUT), "--retries", "2",
+               "--no-deps", "--only-binary=:all:",
                "--python-version", cfg.python, "--platform", cfg.platform, "--index-url", "https://pypi.org/simple",
                "-d", str(CACHE), f"torch=={version}"]
         print(f"downloading {name} ...", flush=True)
-        subprocess.run(cmd, check=True, env={**os.environ, "PIP_CONFIG_FILE": os.devnull})
+        try:
+            subprocess.run(cmd, check=True, timeout=DOWNLOAD_TIMEOUT, env={**os.environ, "PIP_CONFIG_FILE": os.devnull})
+        except subprocess.TimeoutExpired:
+            raise UsageError(f"downloading {name} took more than {DOWNLOAD_TIMEOUT} s; check the network to "
+                             f"pypi.org, or put the wheel in {CACHE} by hand") from None
+        except subprocess.CalledProcessError as exc:
+            raise UsageError(f"pip could not download {name} (exit {exc.returncode}, see its message above); "
+                             f"check the network to pypi.org, or put the wheel in {CACHE} by hand") from None
     if not path.exists():
-        raise SystemExit(f"{name} not found after download")
+        raise UsageError(f"{name} not found in {CACHE} after download; does data/wheels.yaml name a real wheel?")
     return path
 
 
@@ -60,7 +71,7 @@ def sha256(path: Path) -> str:
 
 def run(verify: bool) -> int:
     fb = validate(load())
-    cfg = read_wheels()
+    cfg = fb.wheels or read_wheels()
     changes = fb.changes()
     t0 = time.perf_counter()
     paths = {v: fetch(v, cfg) for v in cfg.versions}
@@ -122,4 +133,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

@@ -20,7 +20,7 @@ from mkdocs.exceptions import PluginError  # noqa: E402
 from mkdocs.plugins import event_priority  # noqa: E402
 
 from atlas import site  # noqa: E402
-from atlas.load import DataError  # noqa: E402
+from atlas.load import DataError, url_for  # noqa: E402
 from atlas.segment import segment  # noqa: E402
 
 _state: dict = {}
@@ -31,6 +31,8 @@ def _generate():
         return site.generate(_state)
     except DataError as exc:  # a clean message, no traceback; the build stops
         raise PluginError(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - still a message, never a traceback; the build stops
+        raise PluginError(f"the fact pipeline failed: {type(exc).__name__}: {exc}") from None
 
 
 def _lang(config) -> str:
@@ -48,6 +50,7 @@ def on_pre_build(config):
 
 def on_env(env, config, files):
     env.globals["atlas_ui"] = lambda lang, key: site.ui_string(_state, lang, key)
+    env.globals["url_for"] = url_for   # url_for(lang, "changes/x/") -> "/zh/changes/x/"
     return env
 
 

@@ -9,6 +9,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from atlas.cli import UsageError, run  # noqa: E402
 from atlas.i18n import en_hash, problems  # noqa: E402
 from atlas.keys import translation_file  # noqa: E402
 from atlas.load import ROOT, TRANSLATED, load  # noqa: E402
@@ -26,8 +27,14 @@ def _file_map(path: Path) -> dict:
 
 def main(argv: list[str]) -> int:
     cmd = argv[0] if argv else "status"
+    if cmd not in COMMANDS:
+        raise UsageError(f"unknown command '{cmd}'\n{USAGE}")
+    if cmd in ("stub", "stamp", "stamp-ui") and len(argv) < 2:
+        raise UsageError(f"'{cmd}' needs a language: one of {', '.join(TRANSLATED)}\n{USAGE}")
+    if len(argv) > 1 and argv[1] not in TRANSLATED:
+        raise UsageError(f"unknown language '{argv[1]}': one of {', '.join(TRANSLATED)}")
     fb = validate(load())
-    langs = [argv[1]] if len(argv) > 1 and cmd in ("stale", "missing", "stub", "stamp", "check", "todo") else list(TRANSLATED)
+    langs = [argv[1]] if len(argv) > 1 else list(TRANSLATED)
     if cmd == "status":
         found = problems(fb)
         for lang in TRANSLATED:
@@ -77,6 +84,9 @@ def main(argv: list[str]) -> int:
         return 0
     if cmd == "stamp-ui":
         lang, keys = argv[1], set(argv[2:]) or set(fb.ui["en"])
+        unknown = sorted(keys - set(fb.ui["en"]))
+        if unknown:
+            raise UsageError(f"no UI string {', '.join(unknown)} in data/i18n/en.yaml")
         path = ROOT / "data" / "i18n" / "translated_from.yaml"
         table = _file_map(path)
         table.setdefault(lang, {})
@@ -90,17 +100,28 @@ def main(argv: list[str]) -> int:
     if cmd == "stamp":
         lang, keys = langs[0], set(argv[2:])
         en = {t.key: t for t in fb.texts}
-        for key in keys:
+        if not keys:
+            raise UsageError("'stamp' needs the keys to mark current, e.g. stamp ru 215-dcp-strides.title")
+        unknown = sorted(k for k in keys if k not in en)
+        if unknown:
+            raise UsageError(f"no English text has the key(s) {', '.join(unknown)}")
+        for key in sorted(keys):
             rel = translation_file(lang, en[key].file)
             path = ROOT / rel
             current = _file_map(path)
+            if not isinstance(current.get(key), dict):
+                raise UsageError(f"{rel}: {key}: no {lang} translation to stamp; run: python scripts/i18n.py stub {lang}")
             current[key]["en_hash"] = en_hash(en[key].en)
             _dump(path, current)
             print(f"{lang}: {key} marked current")
         return 0
-    print(__doc__, "\nusage: i18n.py status | check [LANG] | todo [LANG] | stale [LANG] | missing [LANG] | stub LANG | stamp LANG KEY... | stamp-ui LANG [KEY...]")
-    return 2
+    raise AssertionError(cmd)  # every command in COMMANDS returns above
+
+
+COMMANDS = ("status", "check", "todo", "stale", "missing", "stub", "stamp", "stamp-ui")
+USAGE = ("usage: i18n.py status | check [LANG] | todo [LANG] | stale [LANG] | missing [LANG] | stub LANG "
+         "| stamp LANG KEY... | stamp-ui LANG [KEY...]")
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run(lambda: main(sys.argv[1:])))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from atlas.cli import run  # noqa: E402
 from atlas.load import DATA, load  # noqa: E402
 from atlas.validate import validate  # noqa: E402
 
@@ -39,4 +40,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

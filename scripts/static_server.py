@@ -16,9 +16,14 @@ import gzip
 import http.server
 import os
 import threading
+import sys
 from pathlib import Path
 
-LANG_DIRS = ("zh", "ru", "id")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from atlas.load import TRANSLATED  # noqa: E402
+
+LANG_DIRS = TRANSLATED   # languages served under /<lang>/ (English is at the root)
 
 
 COMPRESSIBLE = (".html", ".css", ".js", ".json", ".xml", ".svg", ".txt")
@@ -83,7 +88,6 @@ def serve(directory: Path, port: int = 0) -> tuple[http.server.ThreadingHTTPServ
 
 
 if __name__ == "__main__":
-    import sys
     import time
 
     srv, url = serve(Path(sys.argv[1] if len(sys.argv) > 1 else "site"))

@@ -16,7 +16,8 @@ from typing import Any
 
 from .enrich import Atlas
 from .i18n import text_for
-from .load import LANGS
+from .keys import CHANGE_TEXT_EXCLUDE
+from .load import LANGS, url_for
 from .schema import MATRIX_KEYS
 from .text import render_plain
 
@@ -31,10 +32,6 @@ def _plain(v: Any) -> Any:
     if isinstance(v, (list, tuple)):
         return [_plain(x) for x in v]
     return v
-
-
-def _url(lang: str, path: str) -> str:
-    return "/" + ("" if lang == "en" else f"{lang}/") + path
 
 
 def _texts(atlas: Atlas, prefix: str) -> dict[str, dict[str, str]]:
@@ -61,10 +58,10 @@ def build(atlas: Atlas) -> dict[str, Any]:
             "counts": dict(sorted(atlas.counts[rel.version].items())), "matrix": matrix,
             "provenance": _plain({k: [c.model_dump() for c in v] for k, v in rel.provenance.items()}),
             "text": _texts(atlas, f"{rel.version}."),
-            "urls": {lang: _url(lang, f"releases/{rel.version}/") for lang in LANGS},
+            "urls": {lang: url_for(lang, f"releases/{rel.version}/") for lang in LANGS},
         })
         for c in rel.changes:
-            d = _plain(c.model_dump(exclude={"title", "summary", "affected", "symptom"}))
+            d = _plain(c.model_dump(exclude=CHANGE_TEXT_EXCLUDE))
             d["evidence"] = {
                 "status": atlas.evidence_status(c),
                 "checks": [{"probe": _plain(p.model_dump()), "observed": obs, "status": st}
@@ -72,20 +69,14 @@ def build(atlas: Atlas) -> dict[str, Any]:
             }
             d.pop("probes", None)
             d.update(release=rel.version, breaking=c.is_breaking, text=_texts(atlas, f"{c.id}."),
-                     urls={lang: _url(lang, f"changes/{c.id}/") for lang in LANGS})
-            if d.get("fix"):
-                d["fix"].pop("steps")
-            if d.get("rollback"):
-                d["rollback"].pop("note")
-            for n in d.get("notes", []):
-                n.pop("text")
+                     urls={lang: url_for(lang, f"changes/{c.id}/") for lang in LANGS})
             changes.append(d)
         for q in rel.faq:
             faq.append({"id": q.id, "release": rel.version, "refs": q.refs, "sources": _plain([s.model_dump() for s in q.sources]),
                         "text": _texts(atlas, f"{q.id}."),
-                        "urls": {lang: _url(lang, f"faq/{rel.version}/#{q.id}") for lang in LANGS}})
+                        "urls": {lang: url_for(lang, f"faq/{rel.version}/#{q.id}") for lang in LANGS}})
     errors = [{"message": m, "origin": o, "change": c.id, "release": atlas.change_release[c.id].version,
-               "urls": {lang: _url(lang, f"changes/{c.id}/") for lang in LANGS}} for m, o, c in atlas.errors]
+               "urls": {lang: url_for(lang, f"changes/{c.id}/") for lang in LANGS}} for m, o, c in atlas.errors]
     upgrades = {}
     for up in atlas.upgrades:
         upgrades[up.slug] = {
@@ -96,11 +87,11 @@ def build(atlas: Atlas) -> dict[str, Any]:
             "matrix": [{"key": r.key, "from": _plain(r.old.value) if r.old else None,
                         "to": _plain(r.new.value) if r.new else None, "changed": r.changed,
                         "dropped": _plain(r.dropped), "added": _plain(r.added)} for r in up.matrix],
-            "urls": {lang: _url(lang, f"upgrade/{up.slug}/") for lang in LANGS},
+            "urls": {lang: url_for(lang, f"upgrade/{up.slug}/") for lang in LANGS},
         }
     files = ["releases.json", "changes.json", "faq.json", "errors.json"] + [f"upgrades/{s}.json" for s in upgrades]
     out = {
-        "index.json": {"files": files, "wheels": atlas.lock.get("wheels", {}), "languages": list(LANGS), "docs": {l: _url(l, "api/") for l in LANGS}},
+        "index.json": {"files": files, "wheels": atlas.lock.get("wheels", {}), "languages": list(LANGS), "docs": {l: url_for(l, "api/") for l in LANGS}},
         "releases.json": {"releases": releases},
         "changes.json": {"changes": changes},
         "faq.json": {"faq": faq},

@@ -17,6 +17,13 @@ from typing import Iterator
 from .schema import MATRIX_KEYS, Release, Sources
 
 
+#: The text fields of a change, in key order (``<id>.title`` ...). Nested texts: ``fix.steps``,
+#: ``rollback.note``, ``notes[].text``. The JSON API leaves all of them out of a fact's values.
+CHANGE_TEXTS = ("title", "summary", "affected", "symptom")
+CHANGE_TEXT_EXCLUDE = {**{f: True for f in CHANGE_TEXTS}, "fix": {"steps"}, "rollback": {"note"},
+                       "notes": {"__all__": {"text"}}}
+
+
 @dataclass(frozen=True)
 class TextItem:
     key: str
@@ -36,7 +43,7 @@ def release_texts(rel: Release, file: str) -> Iterator[TextItem]:
         if cell is not None and cell.note:
             yield TextItem(f"{v}.matrix.{k}.note", cell.note, file, f"{v}.matrix.{k}", f"matrix.{k}.note")
     for c in rel.changes:
-        for f in ("title", "summary", "affected", "symptom"):
+        for f in CHANGE_TEXTS:
             if getattr(c, f):
                 yield TextItem(f"{c.id}.{f}", getattr(c, f), file, c.id, f)
         if c.fix:

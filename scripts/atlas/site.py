@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import api, i18n
 from .enrich import Atlas, enrich
-from .load import DATA, LANGS, DataError, load
+from .load import DATA, LANGS, DataError, load, url_for
 from .render import render_all, write_pages
 from .validate import validate
 
@@ -66,7 +66,7 @@ def write_redirects(state: dict, site_dir: Path) -> None:
     """``/<lang>/changes/<old>/`` -> ``../<new>/`` for every renamed id in the ledger, in every language."""
     for old, new in (state["atlas"].fb.ledger.get("redirects") or {}).items():
         for lang in LANGS:
-            target = site_dir / ("" if lang == "en" else lang) / "changes" / old / "index.html"
+            target = site_dir / url_for(lang, f"changes/{old}/index.html").lstrip("/")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(_REDIRECT.format(lang=lang, new=new, href=f"../{new}/"), encoding="utf-8")
 
@@ -82,7 +82,7 @@ def write_404s(state: dict, site_dir: Path) -> None:
     """Each language's 404 at ``<lang>/404.html``; English stays at the root."""
     pages = state.get("404", {})
     for lang, html in pages.items():
-        target = site_dir / "404.html" if lang == "en" else site_dir / lang / "404.html"
+        target = site_dir / url_for(lang, "404.html").lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(html, encoding="utf-8")
 

@@ -21,9 +21,10 @@ from babel.dates import format_date, format_datetime, format_time
 from babel.lists import format_list
 from babel.numbers import format_decimal
 
-LANGS = ("en", "zh", "ru", "id")
-#: Babel locale per site language. British English gives "28 October 2026".
-BABEL_LOCALE = {"en": "en_GB", "zh": "zh_Hans_CN", "ru": "ru_RU", "id": "id_ID"}
+from .load import LOCALES
+
+#: Babel locale per site language (the one list is ``load.LOCALES``). British English gives "28 October 2026".
+BABEL_LOCALE = LOCALES
 
 PLACEHOLDER = re.compile(r"\{([a-z0-9][a-z0-9_]*(?:-[a-z0-9_]+)*(?:\.[a-z0-9_]+)?)(?::(plain|code))?\}")
 VERSION_LIKE = re.compile(r"^\d+(?:\.\d+)*(?:[a-z]+\d*)?$")
