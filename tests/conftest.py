@@ -15,6 +15,15 @@ from atlas.load import load  # noqa: E402
 from atlas.validate import validate  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+#: What a copy of the repository leaves out: caches, the virtualenv, built sites, artifacts.
+COPY_IGNORE = shutil.ignore_patterns(".venv", ".git", ".cache", ".pytest_cache", "site", "site.old", ".site-*",
+                                     "test-artifacts", "__pycache__", "*.pyc")
+
+
+def repo_copy(dst: Path) -> Path:
+    """A copy of the repository without caches or built output (tests that build or break it)."""
+    shutil.copytree(ROOT, dst, ignore=COPY_IGNORE)
+    return dst
 
 
 @pytest.fixture(scope="session")

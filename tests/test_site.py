@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -137,17 +138,18 @@ def test_json_api(built_site, factbase):
     assert "215-dcp-strides" in up["breaking"] and up["checklist"]
 
 
-def run_linkchecker(base_url: str, tmp_path: Path) -> subprocess.CompletedProcess:
+def run_linkchecker(base_url: str, tmp_path: Path, env: dict | None = None) -> subprocess.CompletedProcess:
     """LinkChecker over a served site: internal links and anchors; other hosts ignored."""
     cfg = tmp_path / "linkcheckerrc"
     # the server answers with a LinkChecker header, which lifts the per-host throttle to this rate
     cfg.write_text("[checking]\nmaxrequestspersecond=1000\n[filtering]\nignorewarnings=http-redirected\n"
                    "[AnchorCheck]\n[output]\n")
-    linkchecker = Path(sys.executable).with_name("linkchecker")
+    # through scripts/linkcheck_site.py: keeps read access as root, fails if AnchorCheck did not load
     return subprocess.run(
-        [str(linkchecker), "--config", str(cfg), "--no-status", "--check-extern", "--no-robots",
-         "--ignore-url", "^(?!" + re.escape(base_url) + ")", "--threads", "8", base_url],
-        capture_output=True, text=True, timeout=1200)
+        [sys.executable, str(ROOT / "scripts" / "linkcheck_site.py"), "--config", str(cfg), "--no-status",
+         "--check-extern", "--no-robots", "--ignore-url", "^(?!" + re.escape(base_url) + ")", "--threads", "8",
+         base_url],
+        capture_output=True, text=True, timeout=1200, env={**os.environ, **(env or {})})
 
 
 def test_linkchecker_finds_no_broken_link_or_anchor(served_site, tmp_path):
@@ -171,6 +173,21 @@ def test_linkchecker_catches_a_broken_anchor_and_link(tmp_path):
         server.shutdown()
     assert proc.returncode != 0
     assert "gone.html" in proc.stdout and "nowhere" in proc.stdout
+
+
+def test_linkchecker_fails_loudly_when_a_plugin_did_not_load(tmp_path):
+    """If a required plugin (as AnchorCheck would be, were it unreadable) is missing, the run fails."""
+    import static_server
+
+    site = tmp_path / "mini"
+    site.mkdir()
+    (site / "index.html").write_text("<html><body>ok</body></html>")
+    server, url = static_server.serve(site)
+    try:
+        proc = run_linkchecker(url, tmp_path, env={"LINKCHECK_REQUIRE": "NoSuchPlugin"})
+    finally:
+        server.shutdown()
+    assert proc.returncode == 3 and "NoSuchPlugin" in proc.stderr, proc.stderr[-500:]
 
 
 def test_bad_data_keeps_the_last_good_site(built_site, tmp_path):

@@ -80,16 +80,25 @@ def _rel(path: Path, root: Path) -> str:
 
 def _read(path: Path, root: Path, problems: list[str]) -> Any:
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - a SafeLoader
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(f"{_rel(path, root)}: -: (whole file): not UTF-8 text: {exc}")
+        return None
+    except OSError as exc:
+        problems.append(f"{_rel(path, root)}: -: (whole file): cannot read: {exc}")
+        return None
+    return parse(text, _rel(path, root), problems)
+
+
+def parse(text: str, name: str, problems: list[str]) -> Any:
+    """One YAML document; a syntax error is added to ``problems`` as ``name: -: line L, column C: ...``."""
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(whole file)"
         what = " ".join(str(x) for x in (getattr(exc, "context", None), getattr(exc, "problem", None)) if x) or str(exc)
-        problems.append(f"{_rel(path, root)}: -: {where}: not valid YAML: {what}".replace("\n", " "))
-    except UnicodeDecodeError as exc:
-        problems.append(f"{_rel(path, root)}: -: (whole file): not UTF-8 text: {exc}")
-    except OSError as exc:
-        problems.append(f"{_rel(path, root)}: cannot read: {exc}")
+        problems.append(f"{name}: -: {where}: not valid YAML: {what}".replace("\n", " "))
     return None
 
 

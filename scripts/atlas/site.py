@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import api, i18n
 from .enrich import Atlas, enrich
-from .load import DATA, LANGS, DataError, load, url_for
+from .load import DATA, LANGS, DataError, RawData, load, url_for
 from .render import render_all, write_pages
 from .validate import validate
 
@@ -33,16 +33,31 @@ def _fingerprint() -> str:
     return h.hexdigest()
 
 
+def pipeline(raw: RawData, langs=LANGS) -> tuple[Atlas, dict[str, str], dict]:
+    """load's output -> validate -> enrich -> render (pages of ``langs``) and the JSON API, in memory.
+
+    Raises ``DataError`` (each problem ``file: id: field: message``) for any bad input;
+    nothing is written, so the last good site stays.
+    """
+    fb = validate(raw)
+    missing = [str(p) for p in i18n.problems(fb) if p.kind in ("missing", "empty")]
+    if missing:
+        raise DataError(missing)
+    atlas = enrich(fb)
+    pages = render_all(atlas, langs)
+    try:
+        api_files = api.build(atlas)
+    except Exception as exc:  # noqa: BLE001
+        raise DataError([f"{fb.sources_file.replace('sources.yaml', 'releases/*.yaml')}: -: api: {type(exc).__name__}: {exc}"]) from None
+    return atlas, pages, api_files
+
+
 def generate(state: dict) -> Atlas:
     """Run the pipeline if the data or templates changed since the last run."""
     fp = _fingerprint()
     if state.get("fingerprint") != fp:
-        fb = validate(load())              # raises DataError: the build stops, site/ untouched
-        missing = [str(p) for p in i18n.problems(fb) if p.kind in ("missing", "empty")]
-        if missing:
-            raise DataError(missing)
-        atlas = enrich(fb)
-        written, removed = write_pages(render_all(atlas))
+        atlas, pages, _ = pipeline(load())   # raises DataError: the build stops, site/ untouched
+        written, removed = write_pages(pages)
         log.info(f"atlas: {written} generated pages written, {removed} removed")
         state.update(fingerprint=fp, atlas=atlas, api_written=False)
     return state["atlas"]
