@@ -27,9 +27,12 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import static_server  # noqa: E402
+from atlas.cli import run  # noqa: E402
+from atlas.load import TRANSLATED  # noqa: E402
+from ensure_browser import chromium  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM = chromium() or "/usr/bin/chromium"   # scripts/ensure_browser.py finds the browser
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 PAGE_TYPES = {"home": "", "release": "releases/2.15/", "change": "changes/215-dcp-strides/",
@@ -69,7 +72,7 @@ def multiply_changes(repo: Path, factor: int) -> int:
     for rel_file in (repo / "data" / "releases").glob("*.yaml"):
         data = yaml.safe_load(rel_file.read_text(encoding="utf-8"))
         originals = list(data.get("changes") or [])
-        tr_files = {lang: repo / "data" / "translations" / lang / "releases" / rel_file.name for lang in ("zh", "ru", "id")}
+        tr_files = {lang: repo / "data" / "translations" / lang / "releases" / rel_file.name for lang in TRANSLATED}
         trs = {lang: yaml.safe_load(p.read_text(encoding="utf-8")) for lang, p in tr_files.items()}
         for k in range(1, factor):
             for c in originals:
@@ -221,4 +224,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from atlas.evidence import (LOCK, Wheel, evaluate, lock_problems, probe_hash, probe_id,  # noqa: E402
                             read_lock, read_wheels, status_of)
-from atlas.cli import UsageError, run  # noqa: E402
+from atlas import cli  # noqa: E402
+from atlas.cli import UsageError  # noqa: E402
 from atlas.load import ROOT, load  # noqa: E402
 from atlas.schema import Wheels  # noqa: E402
 from atlas.validate import validate  # noqa: E402
@@ -133,4 +134,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run(main))
+    sys.exit(cli.run(main))

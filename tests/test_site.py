@@ -13,18 +13,18 @@ from urllib.parse import urlparse
 
 import pytest
 
-from atlas.load import LANGS
+from atlas.load import LANGS, url_for
 from conftest import ROOT
 
 pytestmark = pytest.mark.slow
 
 
 def prefix(lang: str) -> str:
-    return "" if lang == "en" else f"{lang}/"
+    return url_for(lang)[1:]
 
 
 def page(site: Path, lang: str, path: str) -> Path:
-    return site / prefix(lang) / path / "index.html" if path else site / prefix(lang) / "index.html"
+    return site / url_for(lang, path)[1:] / "index.html"
 
 
 PAGE_TYPES = ["", "releases/", "releases/2.15/", "releases/2.14/", "releases/2.13/", "breaking/", "changes/",
