@@ -18,7 +18,13 @@ from atlas.validate import validate
 from conftest import FIXTURES, ROOT
 
 GOLDEN = FIXTURES / "golden"
-PAGES = ["changes/91-sample.md", "releases/9.1.md", "faq/9.1.md"]
+#: One page (at least) per template in scripts/templates/ (test_every_template_has_a_golden_page checks it).
+PAGES = {
+    "changes/91-sample.md": "change", "releases/9.1.md": "release", "faq/9.1.md": "faq",
+    "index.md": "home", "releases/index.md": "releases", "breaking/index.md": "change_index",
+    "changes/index.md": "change_index", "upgrade/index.md": "upgrade_index", "upgrade/9.0-to-9.1.md": "upgrade",
+    "errors/index.md": "errors", "faq/index.md": "faq", "sources/index.md": "sources", "api.md": "api",
+}
 
 
 def _fixture_data(tmp_path: Path, release: Path, zh: dict | None = None) -> Path:
@@ -31,6 +37,8 @@ def _fixture_data(tmp_path: Path, release: Path, zh: dict | None = None) -> Path
         shutil.copytree(ROOT / "data" / "translations" / lang, data / "translations" / lang,
                         ignore=shutil.ignore_patterns("releases"))
     shutil.copy(release, data / "releases" / "9.1.yaml")
+    if release.parent == GOLDEN:
+        shutil.copy(GOLDEN / "9.0.yaml", data / "releases" / "9.0.yaml")
     if zh:
         (data / "translations" / "zh" / "releases").mkdir(parents=True)
         (data / "translations" / "zh" / "releases" / "9.1.yaml").write_text(
@@ -47,16 +55,23 @@ def golden_pages(tmp_path_factory):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", sorted(PAGES))
 def test_golden(golden_pages, lang, page):
     got = golden_pages[lang][f"{lang}/{page}"]
     expected = GOLDEN / "expected" / f"{lang}-{page.replace('/', '-')}"
     if os.environ.get("UPDATE_GOLDEN"):
-        expected.write_text(got, encoding="utf-8")
+        if not expected.exists() or expected.read_text(encoding="utf-8") != got:
+            expected.write_text(got, encoding="utf-8")
+            pytest.fail(f"UPDATE_GOLDEN: rewrote {expected.name}; review `git diff`, then rerun without UPDATE_GOLDEN")
     assert expected.exists(), f"no golden file {expected}; run: UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_render.py"
     assert got == expected.read_text(encoding="utf-8"), (
         f"{page} ({lang}) differs from {expected.name}; if the change is intended run: "
         f"UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_render.py")
+
+
+def test_every_template_has_a_golden_page():
+    templates = {p.name.split(".")[0] for p in (ROOT / "scripts" / "templates").glob("*.md.j2")} - {"_macros"}
+    assert templates == set(PAGES.values()), templates ^ set(PAGES.values())
 
 
 @pytest.fixture(scope="module")
