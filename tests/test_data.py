@@ -8,7 +8,6 @@ import pytest
 import yaml
 
 from atlas.load import DataError, load
-from atlas.schema import BREAKING_TYPES
 from atlas.validate import validate
 from conftest import FIXTURES, ROOT
 
@@ -35,12 +34,24 @@ def test_each_release_file_parses_alone(path, tmp_path):
         assert not schema, "\n".join(schema)
 
 
-def test_every_breaking_change_is_actionable(factbase):
-    for c in factbase.changes():
-        if c.is_breaking:
-            assert c.affected and c.symptom and c.fix and c.fix.steps, c.id
-        if c.type in BREAKING_TYPES:
-            assert c.is_breaking, c.id
+@pytest.mark.parametrize("edit,expected", [
+    # a breaking change must say who is affected, what they see and how to fix it
+    (("    title: torch.qr is removed\n    summary: The deprecated {old} is gone; use {new}.\n    affected: Code that still calls {old}.\n",
+      "    title: torch.qr is removed\n    summary: The deprecated {old} is gone; use {new}.\n"),
+     "affected: required for a breaking change"),
+    # a removal cannot be declared non-breaking
+    (("  - id: 214-remove-qr\n    type: removal\n", "  - id: 214-remove-qr\n    type: removal\n    breaking: false\n"),
+     "breaking: a 'removal' change always breaks"),
+])
+def test_every_breaking_change_must_be_actionable(data_copy, edit, expected):
+    rel = data_copy / "releases" / "2.14.yaml"
+    text = rel.read_text(encoding="utf-8")
+    assert edit[0] in text
+    rel.write_text(text.replace(edit[0], edit[1], 1), encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        validate(load(data_copy))
+    assert any(p.startswith("data/releases/2.14.yaml: 214-remove-qr: ") and expected in p for p in info.value.problems), \
+        info.value.problems
 
 
 def test_every_quoted_error_message_is_cited(factbase):

@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import yaml
 
 from atlas.load import LANGS, LOCALES
 from conftest import ROOT, repo_copy
+from test_browser import browser  # noqa: F401 - the shared Chromium fixture
 
 UNKNOWN_NOTE_SOURCE = "data/releases/2.15.yaml: 2.15: notes.0.sources.0.source: unknown source 'no-such-source'"
 
@@ -93,27 +95,40 @@ def test_make_clean_needs_no_virtualenv(tmp_path):
     assert (repo / "docs" / "zh" / "about.md").exists(), "a hand-written page was removed"
 
 
-@pytest.mark.slow
-def test_a_fifth_language_is_config_plus_translations(tmp_path):
-    """Add French with English text as its 'translation', following README "Adding a language"."""
-    repo = repo_copy(tmp_path / "repo")
+HOSTILE_ID = "214-acc-policy-balanced"
+#: A title with every character that could break an attribute, a tag or JSON; {options} is a value.
+HOSTILE_TITLE = """Zebrafish "double" and 'single' quotes, <b>bold</b> & {options}"""
+HOSTILE_PLAIN = HOSTILE_TITLE.replace("{options}", "LinearCrossEntropyOptions")
+
+
+@pytest.fixture(scope="module")
+def variant_site(tmp_path_factory) -> Path:
+    """One extra build for two tests: French added as a fifth language (following README
+    "Adding a language", with English text as its 'translation'), and a hostile fact title."""
+    repo = repo_copy(tmp_path_factory.mktemp("variant") / "repo")
     new, locale = "fr", "fr_FR"
     assert new not in LANGS
+    # the hostile title (the other languages' translations go stale, which does not stop a build)
+    rel = repo / "data" / "releases" / "2.14.yaml"
+    text = rel.read_text(encoding="utf-8")
+    old_title = """    title: acc_policy="balanced" is removed from LinearCrossEntropyOptions\n"""
+    assert old_title in text
+    rel.write_text(text.replace(old_title, "    title: " + json.dumps(HOSTILE_TITLE) + "\n"), encoding="utf-8")
     # 1. one line of config
     load_py = repo / "scripts" / "atlas" / "load.py"
     line = "LOCALES = " + repr(LOCALES).replace("'", '"')
     assert line in load_py.read_text(encoding="utf-8")
     load_py.write_text(load_py.read_text(encoding="utf-8").replace(
         line, "LOCALES = " + repr({**LOCALES, new: locale}).replace("'", '"')), encoding="utf-8")
-    # 2. the language for the i18n plugin
+    # 2. the language for the i18n plugin in mkdocs.yml
     mk = repo / "mkdocs.yml"
     mk.write_text(mk.read_text(encoding="utf-8").replace(
         "\nhooks:", f"        - locale: {new}\n          name: Français\n          build: true\n\nhooks:", 1),
         encoding="utf-8")
     # 3. UI strings, the hand-written page, and the fact texts (stub, then fill in)
     shutil.copy(repo / "data" / "i18n" / "en.yaml", repo / "data" / "i18n" / f"{new}.yaml")
-    shutil.copytree(repo / "docs" / "en", repo / "docs" / new, ignore=shutil.ignore_patterns(
-        "changes", "releases", "upgrade", "faq", "errors", "breaking", "sources", "index.md", "api.md"))
+    (repo / "docs" / new).mkdir()
+    shutil.copy(repo / "docs" / "en" / "about.md", repo / "docs" / new / "about.md")
     proc = _run(repo, "scripts/i18n.py", "stub", new)
     assert proc.returncode == 0, proc.stderr
     en = _english_texts(repo)
@@ -124,15 +139,86 @@ def test_a_fifth_language_is_config_plus_translations(tmp_path):
         path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
     proc = _run(repo, "scripts/build.py", "--site-dir", str(repo / "site"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    site = repo / "site"
+    return repo / "site"
+
+
+@pytest.mark.slow
+def test_a_fifth_language_is_config_plus_translations(variant_site):
+    site, new = variant_site, "fr"
     page = (site / new / "changes" / "215-dcp-strides" / "index.html").read_text(encoding="utf-8")
     assert f'<html lang="{new}"' in page
     assert "CheckpointException: too many values to unpack (expected 5)" in page
-    assert "3 117" in (site / new / "releases" / "2.15" / "index.html").read_text(encoding="utf-8").replace("\u202f", " ").replace("\u00a0", " ")
+    release = (site / new / "releases" / "2.15" / "index.html").read_text(encoding="utf-8")
+    assert "3\u202f117" in release or "3&nbsp;117" in release or "3\u00a0117" in release   # French digit grouping
     assert f'hreflang="{new}"' in (site / "changes" / "215-dcp-strides" / "index.html").read_text(encoding="utf-8")
-    assert (site / new / "404.html").exists()
+    assert f'<html lang="{new}"' in (site / new / "404.html").read_text(encoding="utf-8")
     changes = json.loads((site / "api" / "v1" / "changes.json").read_text(encoding="utf-8"))["changes"]
     assert changes[0]["urls"][new] == f"/{new}/changes/{changes[0]['id']}/"
+    assert (site / new / "changes" / changes[0]["id"] / "index.html").exists()
+
+
+class _Head(HTMLParser):
+    """Meta tags, <title> and the tags seen inside <head>."""
+
+    def __init__(self):
+        super().__init__()
+        self.meta, self.tags, self.in_head, self.title, self.h1, self._where = {}, [], False, "", "", None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "head":
+            self.in_head = True
+        elif self.in_head:
+            self.tags.append(tag)
+        if tag == "meta" and (a.get("property") or a.get("name")):
+            self.meta[a.get("property") or a.get("name")] = a.get("content")
+        if tag in ("title", "h1") and self._where is None:
+            self._where = tag
+
+    def handle_endtag(self, tag):
+        if tag == "head":
+            self.in_head = False
+        if tag == self._where:
+            self._where = None
+
+    def handle_data(self, data):
+        if self._where == "title":
+            self.title += data
+        elif self._where == "h1":
+            self.h1 += data
+
+
+@pytest.mark.slow
+def test_a_hostile_title_is_escaped_in_head_page_and_json(variant_site):
+    html = (variant_site / "changes" / HOSTILE_ID / "index.html").read_text(encoding="utf-8")
+    head = _Head()
+    head.feed(html)
+    for name in ("og:title", "twitter:title"):
+        assert head.meta[name] == HOSTILE_PLAIN, (name, head.meta.get(name))
+    assert "b" not in head.tags, "a tag from the title became markup in <head>"
+    assert head.h1.replace("\u00b6", "").strip() == HOSTILE_PLAIN
+    changes = json.loads((variant_site / "api" / "v1" / "changes.json").read_text(encoding="utf-8"))["changes"]
+    assert next(c for c in changes if c["id"] == HOSTILE_ID)["text"]["en"]["title"] == HOSTILE_PLAIN
+
+
+@pytest.mark.slow
+def test_a_hostile_title_is_text_in_search_results(variant_site, browser):
+    """Through the search box's DOM contract (#atlas-search-input, #atlas-search-results a)."""
+    import static_server
+    from test_browser import search
+
+    server, url = static_server.serve(variant_site)
+    ctx = browser.new_context()
+    try:
+        pg = ctx.new_page()
+        results = search(pg, url, "en", "Zebrafish")
+        assert results and results[0] == f"/changes/{HOSTILE_ID}/", results[:3]
+        first = pg.locator("#atlas-search-results a").first
+        assert first.text_content().strip() == HOSTILE_PLAIN
+        assert first.locator("b").count() == 0, "the title's <b> became an element"
+    finally:
+        ctx.close()
+        server.shutdown()
 
 
 def _english_texts(repo: Path) -> dict[str, str]:

@@ -27,7 +27,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
 from .load import LANGS, TRANSLATED, DataError, RawData
-from .schema import (Change, Coverage, Event, Faq, Ledger, Lock, Release, Sources, Translation, Wheels,
+from .schema import (BREAKING_TYPES, Change, Coverage, Event, Faq, Ledger, Lock, Release, Sources, Translation, Wheels,
                      iter_cites)
 from .text import bare_numbers, placeholders
 
@@ -150,6 +150,8 @@ def _check_release(rel: Release, file: str, source_ids: set[str], wheels: Wheels
             if not item.id.startswith(prefix):
                 problems.append(f"{file}: {item.id}: id: must start with '{prefix}' (the release it belongs to)")
     for c in rel.changes:
+        if c.type in BREAKING_TYPES and c.breaking is False:
+            problems.append(f"{file}: {c.id}: breaking: a '{c.type}' change always breaks an upgrade; remove `breaking: false`")
         if c.is_breaking:
             for f in ("affected", "symptom", "fix"):
                 if getattr(c, f) is None:
