@@ -163,7 +163,11 @@ def chromium():
 
 def evaluate(split: str = "heldout", site: Path | None = None, browser=None, timeout_ms: int = TIMEOUT_MS) -> dict:
     """Serve ``site`` (or build one), run the split in Chromium and return ``summarise()``'s dict,
-    with the per-query results under ``results``."""
+    with the per-query results under ``results``.
+
+    For scripts/bench.py: ``evaluate("heldout", site)["by_lang"]`` / ``["by_category"]`` hold
+    ``n, top1, top3, zero, top1_pct, top3_pct`` per language / category; ``markdown()`` renders them.
+    Pass ``browser`` to reuse an open Playwright browser."""
     import static_server
 
     queries = load_queries(split)
@@ -227,11 +231,28 @@ def report(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def markdown(summary: dict) -> str:
+    """Markdown tables of the summary: per language, per category, and top-3 per (category, language)."""
+    out = []
+    for title, cells in (("language", {**summary["by_lang"], "all": summary["overall"]}),
+                         ("category", summary["by_category"])):
+        out += [f"| {title} | queries | top-1 | top-3 | zero results |", "|---|---:|---:|---:|---:|"]
+        out += [f"| {k} | {c['n']} | {c['top1_pct']:.1f}% | {c['top3_pct']:.1f}% | {c['zero']} |" for k, c in cells.items()]
+        out.append("")
+    langs = list(summary["by_lang"])
+    out += ["| top-3 (found/queries) | " + " | ".join(langs) + " |", "|---|" + "---:|" * len(langs)]
+    for cat in summary["by_category"]:
+        cells = [summary["by_lang_category"].get(f"{lang}/{cat}") for lang in langs]
+        out.append(f"| {cat} | " + " | ".join(f"{c['top3']}/{c['n']}" if c else "-" for c in cells) + " |")
+    return "\n".join(out) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=[*SPLITS, "all"], default="heldout")
     ap.add_argument("--site", type=Path, help="a built site directory (default: build into a temp dir)")
     ap.add_argument("--json", type=Path, help="write the summary and per-query results as JSON here")
+    ap.add_argument("--markdown", type=Path, help="write the figures as Markdown tables here")
     ap.add_argument("--timeout-ms", type=int, default=TIMEOUT_MS, help="per-query wait for results")
     args = ap.parse_args(argv)
     if args.site is not None and not (args.site / "index.html").exists():
@@ -241,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     print(report(summary))
     if args.json:
         args.json.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
+    if args.markdown:
+        args.markdown.write_text(markdown(summary), encoding="utf-8")
     return 0
 
 
