@@ -9,7 +9,8 @@ Out: top-1 %, top-3 % and the zero-result count per language and per category, a
 How a query runs: the site is served on 127.0.0.1 (scripts/static_server.py), Debian Chromium
 opens the language's home page (``/`` for en, ``/<lang>/`` otherwise) once per language, and
 for each query the harness fills ``#atlas-search-input``, presses End (a real keyup), waits
-until ``#atlas-search-results`` is shown with ``data-q`` equal to the text in the box, and reads
+until ``#atlas-search-results`` is shown with ``data-q`` equal to the text in the box (ignoring
+leading and trailing spaces), and reads
 the result links ``#atlas-search-results a`` in rank order. No answer within the timeout counts
 as zero results (marked ``timeout``), never as a crash.
 
@@ -101,7 +102,7 @@ def _results(page, query: str, timeout_ms: int) -> tuple[list[str], str, bool]:
     try:
         page.wait_for_function(
             "q => { const r = document.getElementById('atlas-search-results');"
-            " return r && !r.hidden && r.dataset.q === q; }",
+            " return r && !r.hidden && (r.dataset.q || '').trim() === q.trim(); }",
             arg=typed, timeout=timeout_ms)
     except Exception:  # noqa: BLE001 - Playwright's TimeoutError; a slow or silent engine = zero results
         return [], typed, True

@@ -53,6 +53,8 @@ def test_query_file_is_well_formed():
         assert q["lang"] in LANGS and q["split"] in search_eval.SPLITS, q["id"]
         assert q["category"] in search_eval.CATEGORIES, q["id"]
         assert q["query"].strip() and q["expect"], q["id"]
+    texts = Counter((q["lang"], " ".join(q["query"].split())) for q in queries)
+    assert all(n == 1 for n in texts.values()), [k for k, n in texts.items() if n > 1]
     per_lang = Counter(q["lang"] for q in queries)
     assert all(per_lang[lang] >= 40 for lang in LANGS), per_lang
     per_cat = Counter(q["category"] for q in queries)
