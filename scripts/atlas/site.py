@@ -19,6 +19,7 @@ from . import api, i18n
 from .enrich import Atlas, enrich
 from .load import DATA, LANGS, DataError, load
 from .render import render_all, write_pages
+from .provenance import find_sources_dir
 from .validate import validate
 
 log = logging.getLogger("mkdocs.plugins.atlas")
@@ -37,7 +38,7 @@ def generate(state: dict) -> Atlas:
     """Run the pipeline if the data or templates changed since the last run."""
     fp = _fingerprint()
     if state.get("fingerprint") != fp:
-        fb = validate(load())              # raises DataError: the build stops, site/ untouched
+        fb = validate(load(), find_sources_dir())   # raises DataError: the build stops, site/ untouched
         missing = [str(p) for p in i18n.problems(fb) if p.kind in ("missing", "empty")]
         if missing:
             raise DataError(missing)

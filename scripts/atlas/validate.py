@@ -9,20 +9,25 @@ ids prefixed by their release, citations of unknown sources, FAQ references to
 missing changes, placeholders that resolve, no number typed into English text,
 breaking changes that say who is affected and how to fix it, rollbacks that
 expire after their release, UI strings with the same keys in every language,
-and the ledger of published ids. Translation consistency is ``i18n.py``'s job.
+and the ledger of published ids. When the source articles are given
+(``sources_dir``; the build passes ``provenance.find_sources_dir()``), also that
+every locator occurs in its article and every cited value in its locators
+(``provenance.py``). Translation consistency is ``i18n.py``'s job.
 """
 from __future__ import annotations
 
 import datetime as dt
 import zoneinfo
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
+from . import provenance
 from .load import LANGS, TRANSLATED, DataError, RawData
-from .schema import Change, Coverage, Event, Faq, Release, Sources, Translation
+from .schema import BREAKING_TYPES, Change, Coverage, Event, Faq, Release, Sources, Translation
 from .text import bare_numbers, placeholders
 
 
@@ -38,6 +43,7 @@ class FactBase:
     ui: dict[str, dict[str, str]]
     ledger: dict[str, Any] = field(default_factory=dict)
     ui_sources: dict[str, dict[str, str]] = field(default_factory=dict)   # lang -> key -> en_hash
+    provenance: provenance.Report | None = None   # locators and values checked, when the articles were given
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -137,7 +143,20 @@ def _check_release(rel: Release, file: str, source_ids: set[str], problems: list
             cites(item.id, "sources", item.sources)
             for i, n in enumerate(getattr(item, "notes", [])):
                 cites(item.id, f"notes.{i}.sources", n.sources)
+                derivable = {f"values.{k}" for k in getattr(item, "values", {})} | {"figure.value", "figure.max",
+                                                                                 "figure.baseline", "rollback.removed_in"}
+                for name in n.values:
+                    if n.kind != "inferred":
+                        problems.append(f"{file}: {item.id}: notes.{i}.values: only an inferred note may name values")
+                    elif f"values.{name}" not in derivable and name not in derivable:
+                        problems.append(f"{file}: {item.id}: notes.{i}.values: '{name}' is not a value of this fact")
+    for i, n in enumerate(rel.notes):
+        for name in n.values:
+            if n.kind != "inferred" or name not in provenance.RELEASE_VALUE_FIELDS:
+                problems.append(f"{file}: {v}: notes.{i}.values: '{name}' must be a release field named by an inferred note")
     for c in rel.changes:
+        if c.type in BREAKING_TYPES and c.breaking is False:
+            problems.append(f"{file}: {c.id}: breaking: a change of type '{c.type}' is always breaking")
         if c.is_breaking:
             for f in ("affected", "symptom", "fix"):
                 if getattr(c, f) is None:
@@ -167,7 +186,8 @@ def _check_texts(texts: list[TextItem], scope: dict[str, dict], problems: list[s
             )
 
 
-def validate(raw: RawData) -> FactBase:
+def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
+    """Validate everything; with ``sources_dir``, also check locators and values against the articles."""
     problems: list[str] = []
     src_file, src_raw = raw.sources
     sources = _parse(Sources, src_raw, src_file, problems)
@@ -191,6 +211,11 @@ def validate(raw: RawData) -> FactBase:
             seen[item.id] = files[rel.version]
     change_ids = {c.id for r in releases for c in r.changes}
     for rel in releases:
+        for item in (*rel.changes, *rel.faq, *rel.events):
+            for i, n in enumerate(item.notes):
+                for j, ref in enumerate(n.refs):
+                    if ref not in change_ids:
+                        problems.append(f"{files[rel.version]}: {item.id}: notes.{i}.refs.{j}: no change with id '{ref}'")
         for q in rel.faq:
             for i, ref in enumerate(q.refs):
                 if ref not in change_ids:
@@ -246,7 +271,12 @@ def validate(raw: RawData) -> FactBase:
         if redirect is not None and redirect not in change_ids:
             problems.append(f"{ledger_file}: {pid}: redirects: target '{redirect}' is not a change")
 
+    report = None
+    if sources_dir is not None and sources is not None:
+        report = provenance.check(releases, files, sources, src_file, Path(sources_dir))
+        problems += report.problems
+
     if problems:
         raise DataError(problems)
     ui_sources = raw.ui_sources[1] or {}
-    return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources)
+    return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources, report)
