@@ -12,6 +12,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from atlas.enrich import enrich  # noqa: E402
 from atlas.load import load  # noqa: E402
+from atlas.provenance import find_sources_dir  # noqa: E402
 from atlas.validate import validate  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -28,7 +29,8 @@ def repo_copy(dst: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def factbase():
-    return validate(load())
+    """The real data, validated with the source articles (locators and values checked)."""
+    return validate(load(), find_sources_dir())
 
 
 @pytest.fixture(scope="session")

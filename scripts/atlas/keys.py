@@ -56,6 +56,8 @@ def release_texts(rel: Release, file: str) -> Iterator[TextItem]:
     for q in rel.faq:
         yield TextItem(f"{q.id}.question", q.question, file, q.id, "question")
         yield TextItem(f"{q.id}.answer", q.answer, file, q.id, "answer")
+        for i, n in enumerate(q.notes):
+            yield TextItem(f"{q.id}.note.{i}", n.text, file, q.id, f"notes.{i}.text")
     for e in rel.events:
         yield TextItem(f"{e.id}.title", e.title, file, e.id, "title")
         yield TextItem(f"{e.id}.summary", e.summary, file, e.id, "summary")
@@ -68,6 +70,9 @@ def release_texts(rel: Release, file: str) -> Iterator[TextItem]:
 def source_texts(src: Sources, file: str) -> Iterator[TextItem]:
     for s in src.sources:
         yield TextItem(f"source.{s.id}.form", s.form, file, f"source.{s.id}", "form")
+        yield TextItem(f"source.{s.id}.description", s.description, file, f"source.{s.id}", "description")
+        if s.date_note:
+            yield TextItem(f"source.{s.id}.date_note", s.date_note, file, f"source.{s.id}", "date_note")
         yield TextItem(f"source.{s.id}.contribution", s.contribution, file, f"source.{s.id}", "contribution")
 
 

@@ -39,11 +39,15 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: The longest locator: a short verbatim quote, not a copied sentence.
+LOCATOR_MAX = 40
+
+
 class Cite(Strict):
     """One source supporting a fact, with a short verbatim locator."""
 
     source: str
-    locator: str = Field(min_length=2, max_length=40)
+    locator: str = Field(min_length=2, max_length=LOCATOR_MAX)
 
 
 class Note(Strict):
@@ -52,6 +56,12 @@ class Note(Strict):
     kind: Literal["disagreement", "self-reported", "inferred", "secondary", "unverified"]
     text: str
     sources: list[Cite] = []
+    #: For an ``inferred`` note: the values it derives (names in the fact's ``values``, or
+    #: ``figure.baseline``, ``rollback.removed_in``, a release field). Its text says how;
+    #: these values are exempt from the value-to-locator check.
+    values: list[str] = []
+    #: Other changes this note is about (a related fact in another release); linked on the page.
+    refs: list[str] = []
 
 
 class ErrorMessage(Strict):
@@ -81,6 +91,8 @@ class Figure(Strict):
     value: float
     max: Optional[float] = None
     unit: Literal["x", "ms", "s", "percent", "MiB"]
+    #: The source gives a bound, not a point: "more than 100x", "up to 21.7x".
+    bound: Optional[Literal["more_than", "up_to"]] = None
     baseline: Optional[float] = None
     hardware: Optional[str] = None
     verification: Literal["self-reported", "independent", "analyst"]
@@ -149,6 +161,7 @@ class Faq(Strict):
     question: str
     answer: str
     refs: list[str] = []
+    notes: list[Note] = []
     sources: list[Cite] = Field(min_length=1)
 
 
@@ -254,10 +267,17 @@ class Source(Strict):
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     file: Optional[str] = None
     language: Literal["en", "zh", "ru", "id"]
-    title: str
-    publisher: str
+    #: the article's own headline, verbatim; None when the text we have carries none
+    title: Optional[str] = None
+    #: the outlet's name when the source gives one
+    publisher: Optional[str] = None
+    #: what kind of outlet it is (English text, translated)
+    description: str
     form: str
     published: dt.date
+    #: set when the source states no date: ``published`` is then the earliest date it can
+    #: have, and this text says why (English, translated)
+    date_note: Optional[str] = None
     about: str = Field(pattern=VERSION)
     sha256: Optional[str] = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     cited_in: Optional[str] = None

@@ -19,6 +19,7 @@ from . import api, i18n
 from .enrich import Atlas, enrich
 from .load import DATA, LANGS, DataError, RawData, load, url_for
 from .render import render_all, write_pages
+from .provenance import find_sources_dir
 from .validate import validate
 
 log = logging.getLogger("mkdocs.plugins.atlas")
@@ -33,13 +34,13 @@ def _fingerprint() -> str:
     return h.hexdigest()
 
 
-def pipeline(raw: RawData, langs=LANGS) -> tuple[Atlas, dict[str, str], dict]:
+def pipeline(raw: RawData, langs=LANGS, sources_dir: Path | None = None) -> tuple[Atlas, dict[str, str], dict]:
     """load's output -> validate -> enrich -> render (pages of ``langs``) and the JSON API, in memory.
 
     Raises ``DataError`` (each problem ``file: id: field: message``) for any bad input;
     nothing is written, so the last good site stays.
     """
-    fb = validate(raw)
+    fb = validate(raw, sources_dir)
     missing = [str(p) for p in i18n.problems(fb) if p.kind in ("missing", "empty")]
     if missing:
         raise DataError(missing)
@@ -56,7 +57,7 @@ def generate(state: dict) -> Atlas:
     """Run the pipeline if the data or templates changed since the last run."""
     fp = _fingerprint()
     if state.get("fingerprint") != fp:
-        atlas, pages, _ = pipeline(load())   # raises DataError: the build stops, site/ untouched
+        atlas, pages, _ = pipeline(load(), sources_dir=find_sources_dir())   # raises DataError: the build stops, site/ untouched
         written, removed = write_pages(pages)
         log.info(f"atlas: {written} generated pages written, {removed} removed")
         state.update(fingerprint=fp, atlas=atlas, api_written=False)

@@ -11,7 +11,10 @@ breaking changes that say who is affected and how to fix it, rollbacks that
 expire after their release, UI strings with the same keys in every language,
 the ledger of published ids, probe versions listed in ``data/wheels.yaml``, and
 placeholders of translations and UI strings that resolve (so rendering cannot fail
-on them). Translation consistency (stale, missing) is ``i18n.py``'s job.
+on them). When the source articles are given (``sources_dir``; the build passes
+``provenance.find_sources_dir()``), also that every locator occurs in its article and
+every cited value in its locators (``provenance.py``). Translation consistency
+(stale, missing) is ``i18n.py``'s job.
 
 Other data files (``data/<name>.yaml``, e.g. a glossary) are checked by the model
 registered for them in ``DATA_FILES`` (``register``): their errors read like every other.
@@ -21,11 +24,13 @@ from __future__ import annotations
 import datetime as dt
 import zoneinfo
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
+from . import provenance
 from .load import LANGS, TRANSLATED, DataError, RawData
 from .schema import (BREAKING_TYPES, Change, Coverage, Event, Faq, Ledger, Lock, Release, Sources, Translation, Wheels,
                      iter_cites)
@@ -47,6 +52,7 @@ class FactBase:
     wheels: Wheels | None = None                  # data/wheels.yaml
     lock: dict[str, Any] = field(default_factory=dict)   # data/evidence.lock.yaml
     extra: dict[str, Any] = field(default_factory=dict)  # data file name -> parsed model (DATA_FILES)
+    provenance: provenance.Report | None = None   # locators and values checked, when the articles were given
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -149,6 +155,18 @@ def _check_release(rel: Release, file: str, source_ids: set[str], wheels: Wheels
         for item in getattr(rel, kind):
             if not item.id.startswith(prefix):
                 problems.append(f"{file}: {item.id}: id: must start with '{prefix}' (the release it belongs to)")
+            for i, n in enumerate(getattr(item, "notes", [])):
+                derivable = {f"values.{k}" for k in getattr(item, "values", {})} | {"figure.value", "figure.max",
+                                                                                 "figure.baseline", "rollback.removed_in"}
+                for name in n.values:
+                    if n.kind != "inferred":
+                        problems.append(f"{file}: {item.id}: notes.{i}.values: only an inferred note may name values")
+                    elif f"values.{name}" not in derivable and name not in derivable:
+                        problems.append(f"{file}: {item.id}: notes.{i}.values: '{name}' is not a value of this fact")
+    for i, n in enumerate(rel.notes):
+        for name in n.values:
+            if n.kind != "inferred" or name not in provenance.RELEASE_VALUE_FIELDS:
+                problems.append(f"{file}: {v}: notes.{i}.values: '{name}' must be a release field named by an inferred note")
     for c in rel.changes:
         if c.type in BREAKING_TYPES and c.breaking is False:
             problems.append(f"{file}: {c.id}: breaking: a '{c.type}' change always breaks an upgrade; remove `breaking: false`")
@@ -201,6 +219,9 @@ def _check_translation_placeholders(translations, texts: list[TextItem], scope: 
 
 
 def validate(raw: RawData) -> FactBase:
+
+def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
+    """Validate everything; with ``sources_dir``, also check locators and values against the articles."""
     problems: list[str] = []
     src_file, src_raw = raw.sources
     sources = _parse(Sources, src_raw, src_file, problems)
@@ -228,6 +249,11 @@ def validate(raw: RawData) -> FactBase:
             seen[item.id] = files[rel.version]
     change_ids = {c.id for r in releases for c in r.changes}
     for rel in releases:
+        for item in (*rel.changes, *rel.faq, *rel.events):
+            for i, n in enumerate(item.notes):
+                for j, ref in enumerate(n.refs):
+                    if ref not in change_ids:
+                        problems.append(f"{files[rel.version]}: {item.id}: notes.{i}.refs.{j}: no change with id '{ref}'")
         for q in rel.faq:
             for i, ref in enumerate(q.refs):
                 if ref not in change_ids:
@@ -306,7 +332,12 @@ def validate(raw: RawData) -> FactBase:
             if extra[name] is not None and check is not None:
                 check(extra[name], {"releases": releases, "sources": sources, "scopes": scope}, file, problems)
 
+    report = None
+    if sources_dir is not None and sources is not None:
+        report = provenance.check(releases, files, sources, src_file, Path(sources_dir))
+        problems += report.problems
+
     if problems:
         raise DataError(problems)
     return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources,
-                    wheels, lock.model_dump() if lock else {}, extra)
+                    wheels, lock.model_dump() if lock else {}, extra, report)
