@@ -218,8 +218,6 @@ def _check_translation_placeholders(translations, texts: list[TextItem], scope: 
                                     f"(the English text's placeholders are listed in data/releases/)")
 
 
-def validate(raw: RawData) -> FactBase:
-
 def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
     """Validate everything; with ``sources_dir``, also check locators and values against the articles."""
     problems: list[str] = []
