@@ -8,7 +8,9 @@ import yaml
 
 from atlas import i18n
 from atlas.load import LANGS, TRANSLATED, load
-from atlas.text import bare_numbers, format_day, format_number, identifiers, placeholders, render_plain
+from atlas.render import Renderer
+from atlas.text import (Quantity, bare_numbers, format_day, format_number, format_quantity, format_value, identifiers,
+                        placeholders, render_plain)
 from atlas.validate import validate
 
 
@@ -120,3 +122,63 @@ def test_changing_an_english_ui_string_makes_its_translations_stale(data_copy):
                   encoding="utf-8")
     stale = {(p.lang, p.key) for p in i18n.problems(validate(load(data_copy))) if p.kind == "stale"}
     assert stale == {(lang, "ui:upgrade.go") for lang in TRANSLATED}
+
+
+# --- units, lists and punctuation per locale -------------------------------------------------
+NB = "\u00a0"
+
+
+@pytest.mark.parametrize("lang,unit,value,upper,expected", [
+    ("en", "ms", 1.5, None, f"1.5{NB}ms"),
+    ("ru", "ms", 1.5, None, f"1,5{NB}мс"),
+    ("id", "ms", 1.5, None, f"1,5{NB}ms"),
+    ("zh", "ms", 1.5, None, f"1.5{NB}毫秒"),
+    ("ru", "ms", 7000, None, f"7{NB}000{NB}мс"),
+    ("en", "percent", 55.4, None, "55.4%"),
+    ("ru", "percent", 55.4, None, f"55,4{NB}%"),
+    ("id", "percent", 55.4, None, "55,4%"),
+    ("ru", "x", 1.32, 1.34, "1,32\u20131,34×"),
+    ("zh", "x", 1.32, 1.34, f"1.32～1.34{NB}倍"),
+    ("ru", "MiB", 200, None, f"200{NB}МиБ"),
+])
+def test_figures_use_the_locales_number_and_unit(factbase, lang, unit, value, upper, expected):
+    """The unit patterns in data/i18n/<lang>.yaml with Babel's numbers give the locale's own form."""
+    assert format_quantity(Quantity(value, factbase.ui[lang][f"unit.{unit}"], upper), lang) == expected
+
+
+@pytest.fixture(scope="module")
+def real_pages(atlas):
+    return {lang: Renderer(atlas, lang).pages() for lang in ("en", "ru", "zh")}
+
+
+@pytest.mark.parametrize("lang,page,expected,wrong", [
+    ("en", "changes/215-mps-qr.md", f"1.5{NB}ms", "1.5ms"),
+    ("ru", "changes/215-mps-qr.md", f"1,5{NB}мс", "1,5ms"),
+    ("ru", "changes/215-mps-qr.md", f"7{NB}000{NB}мс", "7 000ms"),
+    ("ru", "releases/2.15.md", f": 55,4{NB}%", ": 55,4%"),  # the locator quotes "55,4%" verbatim
+    ("zh", "releases/2.15.md", f"1.32～1.34{NB}倍", "1.32–1.34×"),
+])
+def test_rendered_figures_are_spaced_and_localised(real_pages, lang, page, expected, wrong):
+    got = real_pages[lang][f"{lang}/{page}"]
+    assert expected in got and wrong not in got
+
+
+def test_a_unit_pattern_without_its_number_fails():
+    with pytest.raises(KeyError, match="must contain"):
+        format_quantity(Quantity(1.5, " ms"), "en")
+
+
+@pytest.mark.parametrize("lang,items,expected", [
+    ("zh", ["cu126", "cu130"], "cu126 和 cu130"),
+    ("zh", ["a", "b", "c"], "a、b 和 c"),
+    ("en", ["a", "b", "c"], "a, b and c"),
+    ("ru", ["a", "b"], "a и b"),
+    ("id", ["a", "b", "c"], "a, b, dan c"),
+])
+def test_lists_join_in_the_locales_pattern(lang, items, expected):
+    assert format_value(items, lang, "plain", html=False) == expected
+
+
+def test_rendered_zh_lists_keep_latin_apart_from_the_conjunction(real_pages):
+    page = real_pages["zh"]["zh/releases/2.15.md"]
+    assert "</code> 和 <code>" in page and "</code>和<code>" not in page

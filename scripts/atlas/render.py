@@ -86,7 +86,7 @@ class Renderer:
             lstrip_blocks=True,
         )
         self.env.globals.update(
-            t=self.t, t_raw=self.t_raw, tx=self.tx, tp=self.tp, val=self.val, valp=self.valp, day=self.day, num=self.num,
+            t=self.t, t_raw=self.t_raw, tx=self.tx, tp=self.tp, val=self.val, valp=self.valp, qty=self.qty, day=self.day, num=self.num,
             fence=fence, esc=fmt.escape, link=md_link, atlas=atlas, lang=lang, href=rel_href, scope=self.scope,
             version_key=version_key, moment=self.moment, langs=LANGS,
             zone=zoneinfo.ZoneInfo, utc=dt.timezone.utc,
@@ -115,6 +115,10 @@ class Renderer:
 
     def val(self, value: Any, style: str | None = None) -> str:
         return fmt.format_value(value, self.lang, style)
+
+    def qty(self, value: float, unit: str, upper: float | None = None) -> fmt.Quantity:
+        """A figure with its unit, for ``val()`` or as a UI string value: "1,5 мс", "55,4 %"."""
+        return fmt.Quantity(value, self.ui[f"unit.{unit}"], upper)
 
     def valp(self, value: Any, style: str | None = None) -> str:
         return fmt.format_value(value, self.lang, style, html=False)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional
 
 from babel.dates import format_date, format_datetime, format_time
 from babel.lists import format_list
@@ -74,7 +75,45 @@ def format_moment(value: dt.datetime, lang: str, tz: str | None = None) -> str:
     return f"{day}, {time} {zone}"
 
 
+#: Between the ends of a range: an en dash, and the wave dash of Chinese ("1.32～1.34 倍").
+_RANGE_DASH = {"zh": "\uff5e"}
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A figure with its unit: ``value`` (or the range ``value``–``upper``) placed into
+    ``pattern``, the language's unit string with ``{n}`` for the number, e.g. "{n}\u00a0мс",
+    "{n}\u00a0%" in Russian, "{n}×" and "{n}\u00a0ms" in English (``data/i18n/<lang>.yaml``:
+    ``unit.<unit>``). The number is formatted by Babel, so ru reads "1,5 мс" and en "1.5 ms";
+    the space in the pattern is a no-break space, so a figure never wraps from its unit."""
+
+    value: float
+    pattern: str
+    upper: Optional[float] = None
+
+
+def format_quantity(q: Quantity, lang: str) -> str:
+    """Plain text of a ``Quantity`` in ``lang``: "1,32–1,34×", "55,4\u00a0%", "7\u00a0000\u00a0мс"."""
+    number = format_number(q.value, lang)
+    if q.upper is not None:
+        number += _RANGE_DASH.get(lang, "\u2013") + format_number(q.upper, lang)
+    if q.pattern.count("{n}") != 1:
+        raise PlaceholderError(f"unit pattern {q.pattern!r} must contain {{n}} once")
+    return q.pattern.replace("{n}", number)
+
+
+def _join(items: list[str], lang: str) -> str:
+    """A list in the locale's pattern. Chinese joins with 、 and a spaced 和 before the last
+    item ("cu126 和 cu130", "a、b 和 c"): CLDR's "a和b" glues Latin names and code to the
+    conjunction, which Chinese technical writing keeps apart with a space."""
+    if lang == "zh" and len(items) > 1:
+        return "、".join(items[:-1]) + " 和 " + items[-1]
+    return format_list(items, locale=BABEL_LOCALE[lang]) if items else ""
+
+
 def _atom(value: Any, lang: str, style: str | None, code: Callable[[str], str], plain: Callable[[str], str]) -> str:
+    if isinstance(value, Quantity):
+        return plain(format_quantity(value, lang))
     if isinstance(value, bool):
         return plain(str(value).lower())
     if isinstance(value, (int, float)):
@@ -94,8 +133,7 @@ def format_value(value: Any, lang: str, style: str | None = None, html: bool = T
     code = (lambda s: f"<code>{escape(s)}</code>") if html else (lambda s: s)
     plain = escape if html else (lambda s: s)
     if isinstance(value, list):
-        items = [_atom(v, lang, style, code, plain) for v in value]
-        return format_list(items, locale=BABEL_LOCALE[lang]) if items else ""
+        return _join([_atom(v, lang, style, code, plain) for v in value], lang)
     return _atom(value, lang, style, code, plain)
 
 
