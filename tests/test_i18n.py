@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from atlas import i18n
-from atlas.load import LANGS, TRANSLATED, load
+from atlas.load import LANGS, TRANSLATED, DataError, load
 from atlas.render import Renderer
 from atlas.text import (Quantity, bare_numbers, format_day, format_number, format_quantity, format_value, identifiers,
                         placeholders, render_plain)
@@ -182,3 +182,24 @@ def test_lists_join_in_the_locales_pattern(lang, items, expected):
 def test_rendered_zh_lists_keep_latin_apart_from_the_conjunction(real_pages):
     page = real_pages["zh"]["zh/releases/2.15.md"]
     assert "</code> 和 <code>" in page and "</code>和<code>" not in page
+
+
+@pytest.mark.parametrize("lang,expected", [
+    ("en", "**<code>nccl</code> (rewritten)**"),
+    ("ru", "**<code>nccl</code> (новая реализация)**"),
+    ("zh", "**<code>nccl</code>（重写版）**"),
+])
+def test_matrix_words_are_translated_and_still_diffed(real_pages, lang, expected):
+    """The value stays canonical ("nccl"); the word comes from the language's UI strings, and the
+    upgrade page still marks original -> rewritten as a change."""
+    assert expected in real_pages[lang][f"{lang}/upgrade/2.14-to-2.15.md"]
+
+
+def test_words_in_a_matrix_value_are_a_validation_error(data_copy):
+    rel = data_copy / "releases" / "2.15.yaml"
+    rel.write_text(rel.read_text(encoding="utf-8").replace("value: nccl\n    qualifier: rewritten",
+                                                           'value: "nccl (rewritten)"'), encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        validate(load(data_copy))
+    assert any(p.startswith("data/releases/2.15.yaml: 2.15: matrix.nccl_default_backend.value: 'nccl (rewritten)'")
+               for p in info.value.problems), info.value.problems

@@ -193,6 +193,10 @@ class Cell(Strict):
     """One comparable value of the platform and wheel matrix."""
 
     value: Value
+    #: A word about the value that must be translated ("nccl" is the rewritten or the
+    #: original implementation): shown through the UI string ``matrix.qualifier.<name>``,
+    #: so the value itself stays canonical and language-neutral.
+    qualifier: Optional[Literal["original", "rewritten"]] = None
     inferred: bool = False
     note: Optional[str] = None
     sources: list[Cite] = Field(min_length=1)

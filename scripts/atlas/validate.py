@@ -14,6 +14,7 @@ and the ledger of published ids. Translation consistency is ``i18n.py``'s job.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import zoneinfo
 from dataclasses import dataclass, field
 from typing import Any
@@ -130,6 +131,11 @@ def _check_release(rel: Release, file: str, source_ids: set[str], problems: list
     for k, cell in rel.matrix:
         if cell is not None:
             cites(v, f"matrix.{k}.sources", cell.sources)
+            # a matrix value is shown as is in every language, so it may hold no words
+            for item in cell.value if isinstance(cell.value, list) else [cell.value]:
+                if isinstance(item, str) and re.search(r"\s", item):
+                    problems.append(f"{file}: {v}: matrix.{k}.value: '{item}' contains words; a matrix value is "
+                                    f"language-neutral: keep the bare value and put the word in `qualifier`")
     for kind in ("changes", "faq", "events", "coverage"):
         for item in getattr(rel, kind):
             if not item.id.startswith(prefix):
