@@ -36,6 +36,7 @@ class RawData:
     ui: dict[str, tuple[str, Any]] = field(default_factory=dict)  # lang -> (path, mapping)
     ledger: tuple[str, Any] = ("", None)                          # published ids and redirects
     ui_sources: tuple[str, Any] = ("", None)                      # lang -> key -> en_hash of UI strings
+    glossary: tuple[str, Any] = ("", None)                        # list of concepts and their renderings
 
 
 class _Loader(yaml.SafeLoader):
@@ -90,6 +91,9 @@ def load(data_dir: Path = DATA) -> RawData:
     ui_src = data_dir / "i18n" / "translated_from.yaml"
     if ui_src.exists():
         raw.ui_sources = (_rel(ui_src, data_dir), _read(ui_src, data_dir, problems))
+    glossary = data_dir / "glossary.yaml"
+    if glossary.exists():
+        raw.glossary = (_rel(glossary, data_dir), _read(glossary, data_dir, problems))
     ledger = data_dir / "published_ids.yaml"
     if ledger.exists():
         raw.ledger = (_rel(ledger, data_dir), _read(ledger, data_dir, problems))

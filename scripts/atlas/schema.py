@@ -277,6 +277,26 @@ class Sources(Strict):
     sources: list[Source]
 
 
+class GlossaryTerm(Strict):
+    """How one language renders a concept: the one rendering it uses, the ones it avoids, and why.
+
+    An ``avoid`` entry is matched as whole words, case-insensitively; ``*`` at the end of a
+    word matches any ending ("ломающ* изменени*"). Chinese has no word boundaries, so there
+    an entry matches anywhere."""
+
+    use: str = Field(min_length=1)
+    avoid: list[str] = []
+    why: Optional[str] = None
+
+
+class GlossaryEntry(Strict):
+    """One concept of ``data/glossary.yaml``, with its rendering in every translated language."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+    en: str = Field(min_length=1)
+    terms: dict[str, GlossaryTerm]
+
+
 class Translation(Strict):
     """One translated text: the text and the hash of the English it translates."""
 

@@ -177,6 +177,17 @@ _IDENT = re.compile(
 )
 
 
+#: What is code rather than prose: placeholders, `code`, a Markdown link target, a URL, a
+#: keyword argument with its quoted value (backend="nccl"), and identifier-like tokens.
+_CODE = re.compile(r"`[^`]*`|\]\([^)]*\)|https?://\S+|[A-Za-z_][\w.]*=(?:\"[^\"]*\"|'[^']*')|" + _IDENT.pattern)
+
+
+def mask_code(template: str) -> str:
+    """The prose of a text: code, identifiers and placeholders become runs of "X" of the same
+    length, so checks of wording and punctuation never look inside an API name."""
+    return _CODE.sub(lambda m: "X" * len(m.group(0)), PLACEHOLDER.sub(lambda m: "X" * len(m.group(0)), template))
+
+
 def bare_numbers(template: str) -> list[str]:
     """Numbers typed into a text instead of coming from a placeholder."""
     return _NUMBER.findall(strip_placeholders(template))

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
 from .load import LANGS, TRANSLATED, DataError, RawData
-from .schema import Change, Coverage, Event, Faq, Release, Sources, Translation
+from .schema import Change, Coverage, Event, Faq, GlossaryEntry, Release, Sources, Translation
 from .text import bare_numbers, placeholders
 
 
@@ -39,6 +39,7 @@ class FactBase:
     ui: dict[str, dict[str, str]]
     ledger: dict[str, Any] = field(default_factory=dict)
     ui_sources: dict[str, dict[str, str]] = field(default_factory=dict)   # lang -> key -> en_hash
+    glossary: list[GlossaryEntry] = field(default_factory=list)          # data/glossary.yaml
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -252,7 +253,45 @@ def validate(raw: RawData) -> FactBase:
         if redirect is not None and redirect not in change_ids:
             problems.append(f"{ledger_file}: {pid}: redirects: target '{redirect}' is not a change")
 
+    glossary = _parse_glossary(*raw.glossary, problems)
+
     if problems:
         raise DataError(problems)
     ui_sources = raw.ui_sources[1] or {}
-    return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources)
+    return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources, glossary)
+
+
+def _parse_glossary(file: str, data: Any, problems: list[str]) -> list[GlossaryEntry]:
+    """The glossary's entries: one per concept, every translated language, no avoided
+    rendering that would flag the rendering to use."""
+    from .i18n import glossary_hits  # the matcher lives with the other translation checks
+
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        problems.append(f"{file}: -: (whole file): must be a list of concepts")
+        return []
+    entries, seen = [], set()
+    for i, raw_entry in enumerate(data):
+        before = len(problems)
+        entry = _parse(GlossaryEntry, raw_entry, file, problems)
+        for j in range(before, len(problems)):  # name the list position when the id is missing
+            if not (isinstance(raw_entry, dict) and isinstance(raw_entry.get("id"), str)):
+                problems[j] = problems[j].replace(f"{file}: -: ", f"{file}: {i}: ", 1)
+        if entry is None:
+            continue
+        if entry.id in seen:
+            problems.append(f"{file}: {entry.id}: id: duplicate concept")
+        seen.add(entry.id)
+        for lang in sorted(set(TRANSLATED) - set(entry.terms)):
+            problems.append(f"{file}: {entry.id}: terms.{lang}: missing; every translated language needs its rendering")
+        for lang in sorted(set(entry.terms) - set(TRANSLATED)):
+            problems.append(f"{file}: {entry.id}: terms.{lang}: not a translated language {list(TRANSLATED)}")
+        for lang, term in entry.terms.items():
+            for k, bad in enumerate(term.avoid):
+                probe = GlossaryEntry(id=entry.id, en=entry.en, terms={lang: term.model_copy(update={"avoid": [bad]})})
+                if glossary_hits([probe], lang, term.use):
+                    problems.append(f"{file}: {entry.id}: terms.{lang}.avoid.{k}: '{bad}' also matches the "
+                                    f"rendering to use '{term.use}'")
+        entries.append(entry)
+    return entries
