@@ -13,6 +13,10 @@ Out: ``text_for(fb, key, lang)`` for rendering, ``problems(fb)`` for tests and
     python scripts/i18n.py stamp LANG KEY..  # mark reviewed translations as current
     python scripts/i18n.py stamp-ui LANG [KEY..]  # the same for UI strings (data/i18n/)
 
+Wording: an avoided rendering of ``data/glossary.yaml`` in a translation or UI
+string is a ``glossary`` problem, and ASCII punctuation next to Chinese a
+``punctuation`` problem (code, identifiers and placeholders are left alone).
+
 Every translation stores ``en_hash``, the first 10 hex digits of the SHA-256 of
 the English text it was made from. When the English changes, the hash no
 longer matches and the translation is stale until a translator updates the

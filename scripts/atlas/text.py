@@ -7,6 +7,9 @@ Out: the text with every placeholder replaced by the value formatted for that
      language (Babel), either as Markdown-inert HTML (``render_html``) for pages
      or as plain text (``render_plain``) for titles, meta tags and JSON.
 
+A ``Quantity`` (a figure with its unit) renders through the language's unit
+pattern ("1,5 мс", "55,4 %"); Chinese lists join with 、 and a spaced 和.
+
 Placeholder grammar: ``{name}``, ``{change-id.name}``, optionally with a
 format ``:plain`` or ``:code``. Strings render as code unless they look like a
 version ("3.15", "13.2.2", "3.14t") or the placeholder says ``:plain``.

@@ -9,7 +9,8 @@ ids prefixed by their release, citations of unknown sources, FAQ references to
 missing changes, placeholders that resolve, no number typed into English text,
 breaking changes that say who is affected and how to fix it, rollbacks that
 expire after their release, UI strings with the same keys in every language,
-and the ledger of published ids. Translation consistency is ``i18n.py``'s job.
+the ledger of published ids, matrix values without words, and the glossary
+(``data/glossary.yaml``: one rendering per concept and translated language). Translation consistency is ``i18n.py``'s job.
 """
 from __future__ import annotations
 
