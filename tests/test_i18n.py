@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import html
+import re
 
 import pytest
 import yaml
 
 from atlas import i18n
+from atlas.i18n import fullwidth_hits
 from atlas.load import LANGS, TRANSLATED, DataError, load
 from atlas.render import Renderer
 from atlas.text import (Quantity, bare_numbers, format_day, format_number, format_quantity, format_value, identifiers,
@@ -216,3 +219,25 @@ def test_words_in_a_matrix_value_are_a_validation_error(data_copy):
         validate(load(data_copy))
     assert any(p.startswith("data/releases/2.15.yaml: 2.15: matrix.nccl_default_backend.value: 'nccl (rewritten)'")
                for p in info.value.problems), info.value.problems
+
+
+def _zh_prose(markdown_page: str) -> str:
+    """What a Chinese reader sees as running text: no front matter, code, tags or admonition syntax."""
+    body = markdown_page.split("-->", 1)[-1]
+    body = re.sub(r"<code>.*?</code>", "X", body)
+    body = re.sub(r"^!!! .*$", "", body, flags=re.M)
+    body = re.sub(r"“[^”]*”", "X", body)  # a quoted locator is the source's own text, verbatim
+    return html.unescape(re.sub(r"<[^>]+>", " | ", body))
+
+
+@pytest.mark.parametrize("kind", ["changes", "releases", "upgrade", "faq", "breaking", "errors", "index.md"])
+def test_generated_zh_pages_use_full_width_punctuation(real_pages, kind):
+    """Templates put ：（）“”、 between UI strings and values in Chinese (text.PUNCTUATION)."""
+    found = {path: fullwidth_hits(_zh_prose(md)) for path, md in real_pages["zh"].items()
+             if path.split("/")[1] == kind}
+    assert found and not {p: h for p, h in found.items() if h}
+
+
+def test_punctuation_between_ui_strings_follows_the_locale(real_pages):
+    zh, en = real_pages["zh"]["zh/releases/2.15.md"], real_pages["en"]["en/releases/2.15.md"]
+    assert "（“" in zh and "”）" in zh and " («" in en and "»)" in en

@@ -88,7 +88,7 @@ class Renderer:
         self.env.globals.update(
             t=self.t, t_raw=self.t_raw, tx=self.tx, tp=self.tp, val=self.val, valp=self.valp, qty=self.qty, day=self.day, num=self.num,
             fence=fence, esc=fmt.escape, link=md_link, atlas=atlas, lang=lang, href=rel_href, scope=self.scope,
-            version_key=version_key, moment=self.moment, langs=LANGS,
+            version_key=version_key, moment=self.moment, langs=LANGS, pu=fmt.punctuation(lang),
             zone=zoneinfo.ZoneInfo, utc=dt.timezone.utc,
         )
 

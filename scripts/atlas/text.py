@@ -75,7 +75,21 @@ def format_moment(value: dt.datetime, lang: str, tz: str | None = None) -> str:
     day = format_date(value, "long", locale=loc)
     time = format_time(value, "short", tzinfo=value.tzinfo, locale=loc)
     zone = format_datetime(value, "zzz", tzinfo=value.tzinfo, locale="en") if tz else "UTC"
-    return f"{day}, {time} {zone}"
+    return f"{day}{punctuation(lang)['date_time']}{time} {zone}"
+
+
+#: Punctuation that templates put between UI strings and values. Chinese uses full-width
+#: marks with no space around them and “” quotes; the other languages ASCII marks and «».
+PUNCTUATION = {
+    "zh": {"sp": "", "lp": "（", "rp": "）", "colon": "：", "semi": "；", "comma": "、", "lq": "“", "rq": "”", "period": "。",
+           "date_time": " "},
+    None: {"sp": " ", "lp": "(", "rp": ")", "colon": ": ", "semi": "; ", "comma": ", ", "lq": "«", "rq": "»", "period": ".",
+           "date_time": ", "},
+}
+
+
+def punctuation(lang: str) -> dict[str, str]:
+    return PUNCTUATION.get(lang, PUNCTUATION[None])
 
 
 #: Between the ends of a range: an en dash, and the wave dash of Chinese ("1.32～1.34 倍").
