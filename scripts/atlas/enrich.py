@@ -100,7 +100,8 @@ def matrix_diff(old: Release, new: Release) -> list[MatrixRow]:
             continue
         va = a.value if a else None
         vb = b.value if b else None
-        row = MatrixRow(key, a, b, changed=(a is not None and b is not None and va != vb))
+        same = va == vb and a is not None and b is not None and a.qualifier == b.qualifier
+        row = MatrixRow(key, a, b, changed=(a is not None and b is not None and not same))
         if isinstance(va, list) and isinstance(vb, list):
             row.dropped = [x for x in va if x not in vb]
             row.added = [x for x in vb if x not in va]

@@ -13,6 +13,10 @@ Out: ``text_for(fb, key, lang)`` for rendering, ``problems(fb)`` for tests and
     python scripts/i18n.py stamp LANG KEY..  # mark reviewed translations as current
     python scripts/i18n.py stamp-ui LANG [KEY..]  # the same for UI strings (data/i18n/)
 
+Wording: an avoided rendering of ``data/glossary.yaml`` in a translation or UI
+string is a ``glossary`` problem, and ASCII punctuation next to Chinese a
+``punctuation`` problem (code, identifiers and placeholders are left alone).
+
 Every translation stores ``en_hash``, the first 10 hex digits of the SHA-256 of
 the English text it was made from. When the English changes, the hash no
 longer matches and the translation is stale until a translator updates the
@@ -24,8 +28,11 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass
 
+import re
+from functools import lru_cache
+
 from .load import TRANSLATED
-from .text import bare_numbers, identifiers, placeholders
+from .text import bare_numbers, identifiers, mask_code, placeholders
 
 
 def en_hash(text: str) -> str:
@@ -34,7 +41,7 @@ def en_hash(text: str) -> str:
 
 @dataclass(frozen=True)
 class Problem:
-    kind: str      # missing | stale | placeholders | number | identifier | orphan | empty
+    kind: str      # missing | stale | placeholders | number | identifier | orphan | empty | glossary | punctuation
     lang: str
     key: str
     file: str
@@ -88,10 +95,65 @@ def problems(fb, langs=TRANSLATED) -> list[Problem]:
                 out.append(Problem("identifier", lang, t.key, tfile,
                                    f"identifier(s) {sorted(foreign)} not in the English text; "
                                    f"keep API names exactly as in English or use its placeholders"))
+            out += wording_problems(fb, lang, t.key, tfile, tr.text)
         for key, (_, tfile) in sorted(table.items()):
             if key not in en_keys:
                 out.append(Problem("orphan", lang, key, tfile, "no English text has this key; delete it"))
         out += ui_problems(fb, lang)
+        for key, text in fb.ui.get(lang, {}).items():
+            out += wording_problems(fb, lang, f"ui:{key}", f"data/i18n/{lang}.yaml", text)
+    return out
+
+
+# --- wording: the glossary, and Chinese punctuation -------------------------------------------
+GLOSSARY = "data/glossary.yaml"
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_ASCII_PUNCT = re.compile(r"[,;:()!?\"']")
+
+
+@lru_cache(maxsize=None)
+def _avoid_pattern(avoid: str, lang: str) -> re.Pattern:
+    """An avoided rendering as a regex: whole words ("*" = any ending); Chinese: anywhere."""
+    words = [re.escape(w[:-1]) + r"\w*" if w.endswith("*") else re.escape(w) for w in avoid.split()]
+    body = r"\s+".join(words)
+    return re.compile(body if lang == "zh" else rf"(?<![\w-]){body}(?![\w-])", re.IGNORECASE)
+
+
+def glossary_hits(entries, lang: str, text: str) -> list[tuple[str, str, str]]:
+    """(concept, avoided rendering, the words found) for every avoided rendering in ``text``."""
+    prose = mask_code(text)
+    hits = []
+    for e in entries:
+        term = e.terms.get(lang)
+        for bad in term.avoid if term else ():
+            for m in _avoid_pattern(bad, lang).finditer(prose):
+                hits.append((e.id, bad, m.group(0)))
+    return hits
+
+
+def fullwidth_hits(text: str) -> list[str]:
+    """Chinese: ASCII , ; : ( ) ! ? and straight quotes next to a Han character, with context.
+    Code, identifiers, placeholders and link targets are left alone."""
+    prose = mask_code(text)
+    hits = []
+    for m in _ASCII_PUNCT.finditer(prose):
+        left, right = prose[:m.start()].rstrip()[-1:], prose[m.end():].lstrip()[:1]
+        if _HAN.match(left) or _HAN.match(right):
+            hits.append(text[max(0, m.start() - 8):m.end() + 8])
+    return hits
+
+
+def wording_problems(fb, lang: str, key: str, file: str, text: str) -> list[Problem]:
+    out = []
+    for concept, bad, found in glossary_hits(fb.glossary, lang, text):
+        use = next(e for e in fb.glossary if e.id == concept).terms[lang].use
+        out.append(Problem("glossary", lang, key, file,
+                           f"'{found}' for the concept '{concept}': {GLOSSARY} says use '{use}' and avoid '{bad}'"))
+    if lang == "zh":
+        for ctx in fullwidth_hits(text):
+            out.append(Problem("punctuation", lang, key, file,
+                               f"ASCII punctuation or a straight quote next to Chinese in '{ctx}'; "
+                               f"use full-width ，；：（）！？ and “”"))
     return out
 
 
@@ -102,9 +164,17 @@ def ui_problems(fb, lang: str) -> list[Problem]:
     """UI strings: a translation is stale when the English string changed after it was made."""
     made_from = (fb.ui_sources or {}).get(lang, {})
     out = []
+    file = f"data/i18n/{lang}.yaml"
     for key, en in fb.ui.get("en", {}).items():
         if key not in fb.ui.get(lang, {}):
             continue  # a missing UI string is a validation error already
+        text = fb.ui[lang][key]
+        if set(placeholders(text)) != set(placeholders(en)):
+            out.append(Problem("placeholders", lang, f"ui:{key}", file,
+                               f"placeholders {sorted(set(placeholders(text)))} differ from English "
+                               f"{sorted(set(placeholders(en)))}"))
+        for num in bare_numbers(text):
+            out.append(Problem("number", lang, f"ui:{key}", file, f"number '{num}' typed into a UI string"))
         if made_from.get(key) != en_hash(en):
             out.append(Problem("stale", lang, f"ui:{key}", f"data/i18n/{lang}.yaml",
                                f"English UI string changed (or was never recorded in {UI_SOURCES}); "

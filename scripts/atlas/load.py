@@ -51,6 +51,7 @@ class RawData:
     wheels: tuple[str, Any] = ("", None)                          # data/wheels.yaml
     lock: tuple[str, Any] = ("", None)                            # data/evidence.lock.yaml (written by scripts/evidence.py)
     extra: dict[str, Any] = field(default_factory=dict)           # path -> any other data/*.yaml (e.g. a glossary)
+    glossary: tuple[str, Any] = ("", None)                        # list of concepts and their renderings
 
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml: about 10x faster than pure Python
@@ -122,6 +123,9 @@ def load(data_dir: Path = DATA) -> RawData:
     ui_src = data_dir / "i18n" / "translated_from.yaml"
     if ui_src.exists():
         raw.ui_sources = (_rel(ui_src, data_dir), _read(ui_src, data_dir, problems))
+    glossary = data_dir / "glossary.yaml"
+    if glossary.exists():
+        raw.glossary = (_rel(glossary, data_dir), _read(glossary, data_dir, problems))
     ledger = data_dir / "published_ids.yaml"
     if ledger.exists():
         raw.ledger = (_rel(ledger, data_dir), _read(ledger, data_dir, problems))
@@ -129,7 +133,7 @@ def load(data_dir: Path = DATA) -> RawData:
     raw.wheels = (_rel(wheels, data_dir), _read(wheels, data_dir, problems) if wheels.exists() else None)
     lock = data_dir / "evidence.lock.yaml"
     raw.lock = (_rel(lock, data_dir), _read(lock, data_dir, problems) if lock.exists() else None)
-    known = {"sources.yaml", "published_ids.yaml", "wheels.yaml", "evidence.lock.yaml"}
+    known = {"sources.yaml", "published_ids.yaml", "wheels.yaml", "evidence.lock.yaml", "glossary.yaml"}
     for p in sorted(data_dir.glob("*.yaml")):
         if p.name not in known:
             raw.extra[_rel(p, data_dir)] = _read(p, data_dir, problems)

@@ -111,9 +111,9 @@ class Renderer:
         self.texts = {t.key: t for t in atlas.fb.texts}
         self.env = environment()
         self.globals = dict(
-            t=self.t, t_raw=self.t_raw, tx=self.tx, tp=self.tp, val=self.val, day=self.day, num=self.num,
+            t=self.t, t_raw=self.t_raw, tx=self.tx, tp=self.tp, val=self.val, qty=self.qty, day=self.day, num=self.num,
             fence=fence, esc=fmt.escape, link=md_link, atlas=atlas, lang=lang, href=rel_href,
-            moment=self.moment, zone=zoneinfo.ZoneInfo, utc=dt.timezone.utc,
+            moment=self.moment, zone=zoneinfo.ZoneInfo, utc=dt.timezone.utc, pu=fmt.punctuation(lang),
             url_for=url_for,   # url_for(lang, "changes/x/") -> "/zh/changes/x/"
         )  # passed to every render; templates import _macros "with context", so macros see them too
 
@@ -140,6 +140,10 @@ class Renderer:
 
     def val(self, value: Any, style: str | None = None) -> str:
         return fmt.format_value(value, self.lang, style)
+
+    def qty(self, value: float, unit: str, upper: float | None = None) -> fmt.Quantity:
+        """A figure with its unit, for ``val()`` or as a UI string value: "1,5 мс", "55,4 %"."""
+        return fmt.Quantity(value, self.ui[f"unit.{unit}"], upper)
 
     def day(self, d) -> str:
         return fmt.escape(fmt.format_day(d, self.lang))

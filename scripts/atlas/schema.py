@@ -206,6 +206,10 @@ class Cell(Strict):
     """One comparable value of the platform and wheel matrix."""
 
     value: Value
+    #: A word about the value that must be translated ("nccl" is the rewritten or the
+    #: original implementation): shown through the UI string ``matrix.qualifier.<name>``,
+    #: so the value itself stays canonical and language-neutral.
+    qualifier: Optional[Literal["original", "rewritten"]] = None
     inferred: bool = False
     note: Optional[str] = None
     sources: list[Cite] = Field(min_length=1)
@@ -286,6 +290,26 @@ class Source(Strict):
 
 class Sources(Strict):
     sources: list[Source]
+
+
+class GlossaryTerm(Strict):
+    """How one language renders a concept: the one rendering it uses, the ones it avoids, and why.
+
+    An ``avoid`` entry is matched as whole words, case-insensitively; ``*`` at the end of a
+    word matches any ending ("ломающ* изменени*"). Chinese has no word boundaries, so there
+    an entry matches anywhere."""
+
+    use: str = Field(min_length=1)
+    avoid: list[str] = []
+    why: Optional[str] = None
+
+
+class GlossaryEntry(Strict):
+    """One concept of ``data/glossary.yaml``, with its rendering in every translated language."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+    en: str = Field(min_length=1)
+    terms: dict[str, GlossaryTerm]
 
 
 class Translation(Strict):

@@ -7,6 +7,9 @@ Out: the text with every placeholder replaced by the value formatted for that
      language (Babel), either as Markdown-inert HTML (``render_html``) for pages
      or as plain text (``render_plain``) for titles, meta tags and JSON.
 
+A ``Quantity`` (a figure with its unit) renders through the language's unit
+pattern ("1,5 мс", "55,4 %"); Chinese lists join with 、 and a spaced 和.
+
 Placeholder grammar: ``{name}``, ``{change-id.name}``, optionally with a
 format ``:plain`` or ``:code``. Strings render as code unless they look like a
 version ("3.15", "13.2.2", "3.14t") or the placeholder says ``:plain``.
@@ -15,7 +18,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional
 
 from babel.dates import format_date, format_datetime, format_time
 from babel.lists import format_list
@@ -72,10 +76,62 @@ def format_moment(value: dt.datetime, lang: str, tz: str | None = None) -> str:
     day = format_date(value, "long", locale=loc)
     time = format_time(value, "short", tzinfo=value.tzinfo, locale=loc)
     zone = format_datetime(value, "zzz", tzinfo=value.tzinfo, locale="en") if tz else "UTC"
-    return f"{day}, {time} {zone}"
+    return f"{day}{punctuation(lang)['date_time']}{time} {zone}"
+
+
+#: Punctuation that templates put between UI strings and values. Chinese uses full-width
+#: marks with no space around them and “” quotes; the other languages ASCII marks and «».
+PUNCTUATION = {
+    "zh": {"sp": "", "lp": "（", "rp": "）", "colon": "：", "semi": "；", "comma": "、", "lq": "“", "rq": "”", "period": "。",
+           "date_time": " "},
+    None: {"sp": " ", "lp": "(", "rp": ")", "colon": ": ", "semi": "; ", "comma": ", ", "lq": "«", "rq": "»", "period": ".",
+           "date_time": ", "},
+}
+
+
+def punctuation(lang: str) -> dict[str, str]:
+    return PUNCTUATION.get(lang, PUNCTUATION[None])
+
+
+#: Between the ends of a range: an en dash, and the wave dash of Chinese ("1.32～1.34 倍").
+_RANGE_DASH = {"zh": "\uff5e"}
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A figure with its unit: ``value`` (or the range ``value``–``upper``) placed into
+    ``pattern``, the language's unit string with ``{n}`` for the number, e.g. "{n}\u00a0мс",
+    "{n}\u00a0%" in Russian, "{n}×" and "{n}\u00a0ms" in English (``data/i18n/<lang>.yaml``:
+    ``unit.<unit>``). The number is formatted by Babel, so ru reads "1,5 мс" and en "1.5 ms";
+    the space in the pattern is a no-break space, so a figure never wraps from its unit."""
+
+    value: float
+    pattern: str
+    upper: Optional[float] = None
+
+
+def format_quantity(q: Quantity, lang: str) -> str:
+    """Plain text of a ``Quantity`` in ``lang``: "1,32–1,34×", "55,4\u00a0%", "7\u00a0000\u00a0мс"."""
+    number = format_number(q.value, lang)
+    if q.upper is not None:
+        number += _RANGE_DASH.get(lang, "\u2013") + format_number(q.upper, lang)
+    if q.pattern.count("{n}") != 1:
+        raise PlaceholderError(f"unit pattern {q.pattern!r} must contain {{n}} once")
+    return q.pattern.replace("{n}", number)
+
+
+def _join(items: list[str], lang: str) -> str:
+    """A list in the locale's pattern. Chinese joins with 、 and a spaced 和 before the last
+    item ("cu126 和 cu130", "a、b 和 c"): CLDR's "a和b" glues Latin names and code to the
+    conjunction, which Chinese technical writing keeps apart with a space."""
+    if lang == "zh" and len(items) > 1:
+        return "、".join(items[:-1]) + " 和 " + items[-1]
+    return format_list(items, locale=BABEL_LOCALE[lang]) if items else ""
 
 
 def _atom(value: Any, lang: str, style: str | None, code: Callable[[str], str], plain: Callable[[str], str]) -> str:
+    if isinstance(value, Quantity):
+        return plain(format_quantity(value, lang))
     if isinstance(value, bool):
         return plain(str(value).lower())
     if isinstance(value, (int, float)):
@@ -95,8 +151,7 @@ def format_value(value: Any, lang: str, style: str | None = None, html: bool = T
     code = (lambda s: f"<code>{escape(s)}</code>") if html else (lambda s: s)
     plain = escape if html else (lambda s: s)
     if isinstance(value, list):
-        items = [_atom(v, lang, style, code, plain) for v in value]
-        return format_list(items, locale=BABEL_LOCALE[lang]) if items else ""
+        return _join([_atom(v, lang, style, code, plain) for v in value], lang)
     return _atom(value, lang, style, code, plain)
 
 
@@ -138,6 +193,17 @@ _IDENT = re.compile(
     r"|[A-Za-z]*_[\w]*"                               # snake_case, _scaled_mm
     r"|[A-Za-z]+\d[\w+]*|\d+[A-Za-z][\w]*"            # fp32, NVFP4, C++20, M3, 4bit
 )
+
+
+#: What is code rather than prose: placeholders, `code`, a Markdown link target, a URL, a
+#: keyword argument with its quoted value (backend="nccl"), and identifier-like tokens.
+_CODE = re.compile(r"`[^`]*`|\]\([^)]*\)|https?://\S+|[A-Za-z_][\w.]*=(?:\"[^\"]*\"|'[^']*')|" + _IDENT.pattern)
+
+
+def mask_code(template: str) -> str:
+    """The prose of a text: code, identifiers and placeholders become runs of "X" of the same
+    length, so checks of wording and punctuation never look inside an API name."""
+    return _CODE.sub(lambda m: "X" * len(m.group(0)), PLACEHOLDER.sub(lambda m: "X" * len(m.group(0)), template))
 
 
 def bare_numbers(template: str) -> list[str]:

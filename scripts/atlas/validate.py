@@ -18,10 +18,13 @@ every cited value in its locators (``provenance.py``). Translation consistency
 
 Other data files (``data/<name>.yaml``, e.g. a glossary) are checked by the model
 registered for them in ``DATA_FILES`` (``register``): their errors read like every other.
+Matrix values hold no words, and the glossary (``data/glossary.yaml``) has one
+rendering per concept and translated language.
 """
 from __future__ import annotations
 
 import datetime as dt
+import re
 import zoneinfo
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +35,8 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
 from . import provenance
 from .load import LANGS, TRANSLATED, DataError, RawData
-from .schema import (BREAKING_TYPES, Change, Coverage, Event, Faq, Ledger, Lock, Release, Sources, Translation, Wheels,
+from .schema import (BREAKING_TYPES, Change, Coverage, Event, Faq, GlossaryEntry, Ledger, Lock, Release, Sources,
+                     Translation, Wheels,
                      iter_cites)
 from .text import bare_numbers, placeholders
 
@@ -53,6 +57,7 @@ class FactBase:
     lock: dict[str, Any] = field(default_factory=dict)   # data/evidence.lock.yaml
     extra: dict[str, Any] = field(default_factory=dict)  # data file name -> parsed model (DATA_FILES)
     provenance: provenance.Report | None = None   # locators and values checked, when the articles were given
+    glossary: list[GlossaryEntry] = field(default_factory=list)   # data/glossary.yaml
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -151,6 +156,13 @@ def _check_release(rel: Release, file: str, source_ids: set[str], wheels: Wheels
     for owner, where, cite in iter_cites(rel, v):   # every citation, wherever it is (release notes too)
         if cite.source not in source_ids:
             problems.append(f"{file}: {owner}: {where}.source: unknown source '{cite.source}'")
+    for k, cell in rel.matrix:
+        if cell is not None:
+            # a matrix value is shown as is in every language, so it may hold no words
+            for item in cell.value if isinstance(cell.value, list) else [cell.value]:
+                if isinstance(item, str) and re.search(r"\s", item):
+                    problems.append(f"{file}: {v}: matrix.{k}.value: '{item}' contains words; a matrix value is "
+                                    f"language-neutral: keep the bare value and put the word in `qualifier`")
     for kind in ("changes", "faq", "events", "coverage"):
         for item in getattr(rel, kind):
             if not item.id.startswith(prefix):
@@ -335,7 +347,45 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
         report = provenance.check(releases, files, sources, src_file, Path(sources_dir))
         problems += report.problems
 
+    glossary = _parse_glossary(*raw.glossary, problems)
+
     if problems:
         raise DataError(problems)
     return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources,
-                    wheels, lock.model_dump() if lock else {}, extra, report)
+                    wheels, lock.model_dump() if lock else {}, extra, report, glossary)
+
+
+def _parse_glossary(file: str, data: Any, problems: list[str]) -> list[GlossaryEntry]:
+    """The glossary's entries: one per concept, every translated language, no avoided
+    rendering that would flag the rendering to use."""
+    from .i18n import glossary_hits  # the matcher lives with the other translation checks
+
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        problems.append(f"{file}: -: (whole file): must be a list of concepts")
+        return []
+    entries, seen = [], set()
+    for i, raw_entry in enumerate(data):
+        before = len(problems)
+        entry = _parse(GlossaryEntry, raw_entry, file, problems)
+        for j in range(before, len(problems)):  # name the list position when the id is missing
+            if not (isinstance(raw_entry, dict) and isinstance(raw_entry.get("id"), str)):
+                problems[j] = problems[j].replace(f"{file}: -: ", f"{file}: {i}: ", 1)
+        if entry is None:
+            continue
+        if entry.id in seen:
+            problems.append(f"{file}: {entry.id}: id: duplicate concept")
+        seen.add(entry.id)
+        for lang in sorted(set(TRANSLATED) - set(entry.terms)):
+            problems.append(f"{file}: {entry.id}: terms.{lang}: missing; every translated language needs its rendering")
+        for lang in sorted(set(entry.terms) - set(TRANSLATED)):
+            problems.append(f"{file}: {entry.id}: terms.{lang}: not a translated language {list(TRANSLATED)}")
+        for lang, term in entry.terms.items():
+            for k, bad in enumerate(term.avoid):
+                probe = GlossaryEntry(id=entry.id, en=entry.en, terms={lang: term.model_copy(update={"avoid": [bad]})})
+                if glossary_hits([probe], lang, term.use):
+                    problems.append(f"{file}: {entry.id}: terms.{lang}.avoid.{k}: '{bad}' also matches the "
+                                    f"rendering to use '{term.use}'")
+        entries.append(entry)
+    return entries
