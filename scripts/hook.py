@@ -38,6 +38,7 @@ def _lang(config) -> str:
 
 
 def on_config(config):
+    _state["site_url"] = config.site_url  # absolute URLs (copy link, API, feeds) follow the deployment path
     _generate()
     return config
 

@@ -17,6 +17,7 @@ from typing import Any
 from .enrich import Atlas
 from .i18n import text_for
 from .load import LANGS
+from .render import DEFAULT_SITE_URL
 from .schema import MATRIX_KEYS
 from .text import render_plain
 
@@ -34,7 +35,18 @@ def _plain(v: Any) -> Any:
 
 
 def _url(lang: str, path: str) -> str:
+    """Site-relative URL; ``build`` makes it absolute (``_absolute``)."""
     return "/" + ("" if lang == "en" else f"{lang}/") + path
+
+
+def _absolute(v: Any, base: str) -> Any:
+    """Every ``urls``/``docs`` value turned into an absolute URL on ``base`` (site_url)."""
+    if isinstance(v, dict):
+        return {k: ({lang: base + u.lstrip("/") for lang, u in x.items()} if k in ("urls", "docs") else _absolute(x, base))
+                for k, x in v.items()}
+    if isinstance(v, list):
+        return [_absolute(x, base) for x in v]
+    return v
 
 
 def _texts(atlas: Atlas, prefix: str) -> dict[str, dict[str, str]]:
@@ -49,7 +61,7 @@ def _texts(atlas: Atlas, prefix: str) -> dict[str, dict[str, str]]:
     return out
 
 
-def build(atlas: Atlas) -> dict[str, Any]:
+def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
     releases, changes, faq = [], [], []
     for rel in atlas.releases:
         matrix = {k: _plain(getattr(rel.matrix, k).model_dump()) for k in MATRIX_KEYS if getattr(rel.matrix, k)}
@@ -107,11 +119,12 @@ def build(atlas: Atlas) -> dict[str, Any]:
         "errors.json": {"errors": errors},
     }
     out.update({f"upgrades/{s}.json": u for s, u in upgrades.items()})
-    return {name: {"schema_version": SCHEMA_VERSION, **body} for name, body in out.items()}
+    base = site_url.rstrip("/") + "/"
+    return {name: {"schema_version": SCHEMA_VERSION, **_absolute(body, base)} for name, body in out.items()}
 
 
-def write(atlas: Atlas, directory: Path) -> None:
-    for name, body in build(atlas).items():
+def write(atlas: Atlas, directory: Path, site_url: str = DEFAULT_SITE_URL) -> None:
+    for name, body in build(atlas, site_url).items():
         path = directory / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(body, ensure_ascii=False, sort_keys=True, indent=1) + "\n", encoding="utf-8")

@@ -3,7 +3,7 @@
 In:  the hook's state dict and MkDocs' site directory.
 Out: generated pages under ``docs/`` (once per data fingerprint, so the four
      language builds of mkdocs-static-i18n generate once), redirect maps for
-     renamed ids, the JSON API files and one 404 page per language.
+     renamed ids, the JSON API files, the Atom feeds and one 404 page per language.
 """
 from __future__ import annotations
 
@@ -15,18 +15,18 @@ import sys
 
 from pathlib import Path
 
-from . import api, i18n
+from . import api, feed, i18n
 from .enrich import Atlas, enrich
 from .load import DATA, LANGS, DataError, load
-from .render import render_all, write_pages
+from .render import DEFAULT_SITE_URL, render_all, write_pages
 from .validate import validate
 
 log = logging.getLogger("mkdocs.plugins.atlas")
 TEMPLATE_DIR = Path(__file__).resolve().parents[1] / "templates"
 
 
-def _fingerprint() -> str:
-    h = hashlib.sha256()
+def _fingerprint(site_url: str = "") -> str:
+    h = hashlib.sha256(site_url.encode())
     for p in sorted(DATA.rglob("*.yaml")) + sorted(TEMPLATE_DIR.glob("*.j2")):
         h.update(str(p).encode())
         h.update(p.read_bytes())
@@ -35,14 +35,15 @@ def _fingerprint() -> str:
 
 def generate(state: dict) -> Atlas:
     """Run the pipeline if the data or templates changed since the last run."""
-    fp = _fingerprint()
+    site_url = state.get("site_url") or DEFAULT_SITE_URL
+    fp = _fingerprint(site_url)
     if state.get("fingerprint") != fp:
         fb = validate(load())              # raises DataError: the build stops, site/ untouched
         missing = [str(p) for p in i18n.problems(fb) if p.kind in ("missing", "empty")]
         if missing:
             raise DataError(missing)
         atlas = enrich(fb)
-        written, removed = write_pages(render_all(atlas))
+        written, removed = write_pages(render_all(atlas, site_url))
         log.info(f"atlas: {written} generated pages written, {removed} removed")
         state.update(fingerprint=fp, atlas=atlas, api_written=False)
     return state["atlas"]
@@ -74,7 +75,8 @@ def write_redirects(state: dict, site_dir: Path) -> None:
 def write_api(state: dict, site_dir: Path) -> None:
     if state.get("api_written"):
         return
-    api.write(state["atlas"], site_dir / "api" / "v1")
+    api.write(state["atlas"], site_dir / "api" / "v1", state.get("site_url") or DEFAULT_SITE_URL)
+    feed.write(state["atlas"], site_dir, state.get("site_url") or DEFAULT_SITE_URL)
     state["api_written"] = True
 
 
