@@ -1,5 +1,6 @@
 """MkDocs hook: dispatches to the fact pipeline; holds no logic of its own.
 
+on_startup     notes `mkdocs serve`: data errors then keep the last good pages, no search index
 on_config      runs the pipeline early, so a data error stops the build before anything is written
 on_pre_build   load -> validate -> enrich -> render -> write docs/<lang>/... (once per build)
 on_page_content  Chinese pages: a hidden bigram copy for the search index (atlas/segment.py)
@@ -11,10 +12,15 @@ on_post_build  writes the JSON API (site/api/v1/), redirect pages for renamed id
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# `mkdocs serve` reloads this hook on every rebuild; dropping the pipeline's modules makes an
+# edit under scripts/atlas/ take effect too (mkdocs.yml `watch:` triggers the rebuild).
+for _name in [n for n in sys.modules if n == "atlas" or n.startswith("atlas.")]:
+    del sys.modules[_name]
 
 from mkdocs.exceptions import PluginError  # noqa: E402
 from mkdocs.plugins import event_priority  # noqa: E402
@@ -26,11 +32,22 @@ from atlas.segment import segment  # noqa: E402
 _state: dict = {}
 
 
+def _serving() -> bool:
+    return os.environ.get("ATLAS_SERVING") == "1"
+
+
 def _generate():
     try:
         return site.generate(_state)
     except DataError as exc:  # a clean message, no traceback; the build stops
+        if _serving():  # mkdocs serve prints a SystemExit's message and keeps serving the last good site
+            raise SystemExit(f"ERROR   -  {exc}\nThe last good pages are still served; fix the data and save again.") from None
         raise PluginError(str(exc)) from None
+
+
+def on_startup(command, dirty):
+    if command == "serve":  # survives the hook's reloads: fast rebuilds, no search index
+        os.environ["ATLAS_SERVING"] = "1"
 
 
 def _lang(config) -> str:
@@ -38,6 +55,8 @@ def _lang(config) -> str:
 
 
 def on_config(config):
+    if _serving() and os.environ.get("ATLAS_SERVE_LANG"):
+        _state["langs"] = (os.environ["ATLAS_SERVE_LANG"],)
     _state["site_url"] = config.site_url  # absolute URLs (copy link, API, feeds) follow the deployment path
     _generate()
     return config
@@ -71,5 +90,6 @@ def on_post_build(config):
     site.write_redirects(_state, Path(config.site_dir))
     i18n = config.plugins.get("i18n")
     if i18n is None or not getattr(i18n, "building", False):  # the outer build: every language is done
-        site.index_search(Path(config.site_dir))
+        if not _serving():  # `make serve` leaves the search index out (README "make serve")
+            site.index_search(Path(config.site_dir))
         site.write_robots(Path(config.site_dir), config.site_url)

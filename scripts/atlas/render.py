@@ -194,15 +194,15 @@ class Renderer:
         return out
 
 
-def render_all(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, str]:
+def render_all(atlas: Atlas, site_url: str = DEFAULT_SITE_URL, langs=LANGS) -> dict[str, str]:
     pages: dict[str, str] = {}
-    for lang in LANGS:
+    for lang in langs:
         pages.update(Renderer(atlas, lang, site_url).pages())
     return pages
 
 
-def write_pages(pages: dict[str, str], docs: Path = DOCS) -> tuple[int, int]:
-    """Write changed pages, delete generated pages that no longer exist. Returns (written, removed)."""
+def write_pages(pages: dict[str, str], docs: Path = DOCS, langs=LANGS) -> tuple[int, int]:
+    """Write changed pages, delete generated pages of ``langs`` that no longer exist. Returns (written, removed)."""
     written = removed = 0
     for rel, md in pages.items():
         path = docs / rel
@@ -211,7 +211,7 @@ def write_pages(pages: dict[str, str], docs: Path = DOCS) -> tuple[int, int]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(md, encoding="utf-8")
         written += 1
-    for lang in LANGS:
+    for lang in langs:
         owned = [docs / lang / f for f in GENERATED_FILES]
         for d in GENERATED_DIRS:
             owned += list((docs / lang / d).rglob("*.md"))

@@ -43,7 +43,8 @@ def generate(state: dict) -> Atlas:
         if missing:
             raise DataError(missing)
         atlas = enrich(fb)
-        written, removed = write_pages(render_all(atlas, site_url))
+        langs = state.get("langs") or LANGS   # `make serve SERVE_LANG=ru` renders one language
+        written, removed = write_pages(render_all(atlas, site_url, langs), langs=langs)
         log.info(f"atlas: {written} generated pages written, {removed} removed")
         state.update(fingerprint=fp, atlas=atlas, api_written=False)
     return state["atlas"]
