@@ -23,7 +23,7 @@ $(STAMP): requirements.txt requirements-test.txt
 
 SERVE_LANG ?=
 serve: $(STAMP) ## serve on http://127.0.0.1:8000/, rebuilt on every change under data/ scripts/ overrides/ docs/ (SERVE_LANG=ru: one language, faster)
-	ATLAS_SERVE_LANG=$(SERVE_LANG) $(BIN)/mkdocs serve --dev-addr $(HOST):$(PORT)
+	$(if $(SERVE_LANG),ATLAS_SERVE_LANG=$(SERVE_LANG)) $(BIN)/mkdocs serve --dev-addr $(HOST):$(PORT)
 
 build: $(STAMP) ## build the site into site/ (strict; a bad data file keeps the old site)
 	$(BIN)/python scripts/build.py
