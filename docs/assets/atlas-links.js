@@ -14,11 +14,15 @@ document.querySelectorAll('link[rel="alternate"][type="application/atom+xml"]').
   function entity(c) { return "&#" + c.charCodeAt(0) + ";"; }
   function pct(c) { return "%" + c.charCodeAt(0).toString(16).toUpperCase(); }
 
+  /* Markdown text: backslash for emphasis and brackets; entities for what CommonMark would take
+     as HTML (<, &) or a table-cell border (|), since not every Markdown accepts \< or \|. */
+  function mdText(t) {
+    return sub(sub(t, /[\\`*_[\]]/g, function (c) { return "\\" + c; }), /[<>&|]/g, entity);
+  }
+
   /* Each format: link text escaped for that markup; the URL made safe for it. */
   var FORMATS = {
-    "Markdown": function (t, u) {
-      return "[" + sub(t, /[\\`*_[\]<>|]/g, function (c) { return "\\" + c; }) + "](" + sub(u, /[ ()<>]/g, pct) + ")";
-    },
+    "Markdown": function (t, u) { return "[" + mdText(t) + "](" + sub(u, /[ ()<>]/g, pct) + ")"; },
     "Confluence": function (t, u) {
       return "[" + sub(t, /[\\[\]|{}*_^~+\-!]/g, function (c) { return "\\" + c; }) + "|" + sub(u, /[ |\]\[]/g, pct) + "]";
     },
@@ -95,7 +99,7 @@ document.querySelectorAll('link[rel="alternate"][type="application/atom+xml"]').
         var a = li.querySelector("a"), rest = li.cloneNode(true), link = rest.querySelector("a");
         if (link) link.remove();
         var tail = rest.textContent.replace(/\s+/g, " ").trim();
-        tail = sub(tail, /[\\`*_[\]<>|]/g, function (c) { return "\\" + c; });
+        tail = mdText(tail);
         return "- [ ] " + (a ? FORMATS.Markdown(a.textContent.trim(), new URL(a.getAttribute("href"), base).href) + " " : "") + tail;
       });
       var text = lines.join("\n") + "\n";
