@@ -1,6 +1,7 @@
 """MkDocs hook: dispatches to the fact pipeline; holds no logic of its own.
 
-on_startup     notes `mkdocs serve`: data errors then keep the last good pages, no search index
+on_startup     notes `mkdocs serve`: no search index, SERVE_LANG renders one language
+on_serve       a failed rebuild keeps serving the last good pages (the validator's message is printed)
 on_config      runs the pipeline early, so a data error stops the build before anything is written
 on_pre_build   load -> validate -> enrich -> render -> write docs/<lang>/... (once per build)
 on_page_content  Chinese pages: a hidden bigram copy for the search index (atlas/segment.py)
@@ -22,7 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 for _name in [n for n in sys.modules if n == "atlas" or n.startswith("atlas.")]:
     del sys.modules[_name]
 
-from mkdocs.exceptions import PluginError  # noqa: E402
+import logging  # noqa: E402
+
+from mkdocs.exceptions import Abort, PluginError  # noqa: E402
 from mkdocs.plugins import event_priority  # noqa: E402
 
 from atlas import site  # noqa: E402
@@ -40,9 +43,21 @@ def _generate():
     try:
         return site.generate(_state)
     except DataError as exc:  # a clean message, no traceback; the build stops
-        if _serving():  # mkdocs serve prints a SystemExit's message and keeps serving the last good site
-            raise SystemExit(f"ERROR   -  {exc}\nThe last good pages are still served; fix the data and save again.") from None
+        # (under `mkdocs serve` the rebuild stops the same way and the last good pages stay served)
         raise PluginError(str(exc)) from None
+
+
+def on_serve(server, config, builder):
+    """A rebuild that fails (bad data) leaves the last good pages served instead of a stuck server."""
+    def build_or_keep_last_good(config=None):
+        try:
+            builder(config)
+        except Abort:  # mkdocs has printed the validator's message
+            logging.getLogger("mkdocs.plugins.atlas").error(
+                "atlas: the last good pages are still served; fix the data and save again")
+
+    server.builder = build_or_keep_last_good
+    return server
 
 
 def on_startup(command, dirty):

@@ -59,6 +59,16 @@ class Serve:
             time.sleep(0.05)
         raise TimeoutError(f"{needle!r} not on {self.url}{path} after {timeout} s\n" + self.output[-3000:])
 
+    def wait_output(self, needle: str, since: int = 0, timeout: float = 300) -> str:
+        """The output from line ``since`` on, once it contains ``needle``; raises TimeoutError."""
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < timeout:
+            out = "".join(self.lines[since:])
+            if needle in out:
+                return out
+            time.sleep(0.1)
+        raise TimeoutError(f"{needle!r} not printed by mkdocs serve after {timeout} s\n" + self.output[-3000:])
+
     def wait_idle(self, quiet: float = 2.0, timeout: float = 120) -> None:
         """Until the output has been quiet for ``quiet`` seconds (a rebuild has finished)."""
         t0 = time.perf_counter()
