@@ -21,8 +21,9 @@ $(STAMP): requirements.txt requirements-test.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-test.txt
 	@touch $@
 
-serve: $(STAMP) ## build and serve the site on http://127.0.0.1:8000/ (rebuilds on change)
-	$(BIN)/python -m mkdocs serve --dev-addr $(HOST):$(PORT)
+SERVE_LANG ?=
+serve: $(STAMP) ## serve on http://127.0.0.1:8000/, rebuilt on every change under data/ scripts/ overrides/ docs/ (SERVE_LANG=ru: one language, faster)
+	$(if $(SERVE_LANG),ATLAS_SERVE_LANG=$(SERVE_LANG)) $(BIN)/python -m mkdocs serve --dev-addr $(HOST):$(PORT)
 
 build: $(STAMP) ## build the site into site/ (strict; a bad data file keeps the old site)
 	$(BIN)/python scripts/build.py

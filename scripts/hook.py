@@ -1,5 +1,7 @@
 """MkDocs hook: dispatches to the fact pipeline; holds no logic of its own.
 
+on_startup     notes `mkdocs serve`: no search index, SERVE_LANG renders one language
+on_serve       a failed rebuild keeps serving the last good pages (the validator's message is printed)
 on_config      runs the pipeline early, so a data error stops the build before anything is written
 on_pre_build   load -> validate -> enrich -> render -> write docs/<lang>/... (once per build)
 on_page_content  Chinese pages: a hidden bigram copy for the search index (atlas/segment.py)
@@ -11,12 +13,19 @@ on_post_build  writes the JSON API (site/api/v1/), redirect pages for renamed id
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# `mkdocs serve` reloads this hook on every rebuild; dropping the pipeline's modules makes an
+# edit under scripts/atlas/ take effect too (mkdocs.yml `watch:` triggers the rebuild).
+for _name in [n for n in sys.modules if n == "atlas" or n.startswith("atlas.")]:
+    del sys.modules[_name]
 
-from mkdocs.exceptions import PluginError  # noqa: E402
+import logging  # noqa: E402
+
+from mkdocs.exceptions import Abort, PluginError  # noqa: E402
 from mkdocs.plugins import event_priority  # noqa: E402
 
 from atlas import site  # noqa: E402
@@ -26,13 +35,36 @@ from atlas.segment import segment  # noqa: E402
 _state: dict = {}
 
 
+def _serving() -> bool:
+    return os.environ.get("ATLAS_SERVING") == "1"
+
+
 def _generate():
     try:
         return site.generate(_state)
     except DataError as exc:  # a clean message, no traceback; the build stops
+        # (under `mkdocs serve` the rebuild stops the same way and the last good pages stay served)
         raise PluginError(str(exc)) from None
     except Exception as exc:  # noqa: BLE001 - still a message, never a traceback; the build stops
         raise PluginError(f"the fact pipeline failed: {type(exc).__name__}: {exc}") from None
+
+
+def on_serve(server, config, builder):
+    """A rebuild that fails (bad data) leaves the last good pages served instead of a stuck server."""
+    def build_or_keep_last_good(config=None):
+        try:
+            builder(config)
+        except Abort:  # mkdocs has printed the validator's message
+            logging.getLogger("mkdocs.plugins.atlas").error(
+                "atlas: the last good pages are still served; fix the data and save again")
+
+    server.builder = build_or_keep_last_good
+    return server
+
+
+def on_startup(command, dirty):
+    if command == "serve":  # survives the hook's reloads: fast rebuilds, no search index
+        os.environ["ATLAS_SERVING"] = "1"
 
 
 def _lang(config) -> str:
@@ -40,6 +72,9 @@ def _lang(config) -> str:
 
 
 def on_config(config):
+    if _serving() and os.environ.get("ATLAS_SERVE_LANG"):
+        _state["langs"] = (os.environ["ATLAS_SERVE_LANG"],)
+    _state["site_url"] = config.site_url  # absolute URLs (copy link, API, feeds) follow the deployment path
     _generate()
     return config
 
@@ -73,5 +108,6 @@ def on_post_build(config):
     site.write_redirects(_state, Path(config.site_dir))
     i18n = config.plugins.get("i18n")
     if i18n is None or not getattr(i18n, "building", False):  # the outer build: every language is done
-        site.index_search(Path(config.site_dir))
+        if not _serving():  # `make serve` leaves the search index out (README "make serve")
+            site.index_search(Path(config.site_dir))
         site.write_robots(Path(config.site_dir), config.site_url)

@@ -129,11 +129,11 @@ def test_json_api(built_site, factbase):
     changes = json.loads((api / "changes.json").read_text(encoding="utf-8"))["changes"]
     assert len(changes) == len(factbase.changes())
     dcp = next(c for c in changes if c["id"] == "215-dcp-strides")
-    assert dcp["urls"]["zh"] == "/zh/changes/215-dcp-strides/" and set(dcp["text"]) == set(LANGS)
+    assert dcp["urls"]["zh"].endswith("/zh/changes/215-dcp-strides/") and set(dcp["text"]) == set(LANGS)
     assert dcp["errors"][0]["message"] == "CheckpointException: too many values to unpack (expected 5)"
     for c in changes:  # every URL in the API resolves to a built page
         for lang, url in c["urls"].items():
-            assert (built_site / url.strip("/") / "index.html").exists(), url
+            assert (built_site / urlparse(url).path.strip("/") / "index.html").exists(), url
     up = json.loads((api / "upgrades" / "2.14-to-2.15.json").read_text(encoding="utf-8"))
     assert "215-dcp-strides" in up["breaking"] and up["checklist"]
 

@@ -18,6 +18,7 @@ from .enrich import Atlas
 from .i18n import text_for
 from .keys import CHANGE_TEXT_EXCLUDE
 from .load import LANGS, url_for
+from .render import DEFAULT_SITE_URL
 from .schema import MATRIX_KEYS
 from .text import render_plain
 
@@ -34,6 +35,16 @@ def _plain(v: Any) -> Any:
     return v
 
 
+def _absolute(v: Any, base: str) -> Any:
+    """Every ``urls``/``docs`` value turned into an absolute URL on ``base`` (site_url)."""
+    if isinstance(v, dict):
+        return {k: ({lang: base + u.lstrip("/") for lang, u in x.items()} if k in ("urls", "docs") else _absolute(x, base))
+                for k, x in v.items()}
+    if isinstance(v, list):
+        return [_absolute(x, base) for x in v]
+    return v
+
+
 def _texts(atlas: Atlas, prefix: str) -> dict[str, dict[str, str]]:
     """{lang: {field: text}} for every text key starting with ``prefix``."""
     fb = atlas.fb
@@ -46,7 +57,7 @@ def _texts(atlas: Atlas, prefix: str) -> dict[str, dict[str, str]]:
     return out
 
 
-def build(atlas: Atlas) -> dict[str, Any]:
+def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
     releases, changes, faq = [], [], []
     for rel in atlas.releases:
         matrix = {k: _plain(getattr(rel.matrix, k).model_dump()) for k in MATRIX_KEYS if getattr(rel.matrix, k)}
@@ -98,11 +109,12 @@ def build(atlas: Atlas) -> dict[str, Any]:
         "errors.json": {"errors": errors},
     }
     out.update({f"upgrades/{s}.json": u for s, u in upgrades.items()})
-    return {name: {"schema_version": SCHEMA_VERSION, **body} for name, body in out.items()}
+    base = site_url.rstrip("/") + "/"
+    return {name: {"schema_version": SCHEMA_VERSION, **_absolute(body, base)} for name, body in out.items()}
 
 
-def write(atlas: Atlas, directory: Path) -> None:
-    for name, body in build(atlas).items():
+def write(atlas: Atlas, directory: Path, site_url: str = DEFAULT_SITE_URL) -> None:
+    for name, body in build(atlas, site_url).items():
         path = directory / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(body, ensure_ascii=False, sort_keys=True, indent=1) + "\n", encoding="utf-8")

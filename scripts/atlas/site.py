@@ -3,7 +3,7 @@
 In:  the hook's state dict and MkDocs' site directory.
 Out: generated pages under ``docs/`` (once per data fingerprint, so the four
      language builds of mkdocs-static-i18n generate once), redirect maps for
-     renamed ids, the JSON API files and one 404 page per language.
+     renamed ids, the JSON API files, the Atom feeds and one 404 page per language.
 """
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ import sys
 
 from pathlib import Path
 
-from . import api, i18n
+from . import api, feed, i18n
 from .enrich import Atlas, enrich
 from .load import DATA, LANGS, DataError, RawData, load, url_for
-from .render import render_all, write_pages
+from .render import DEFAULT_SITE_URL, render_all, write_pages
 from .provenance import find_sources_dir
 from .validate import validate
 
@@ -26,15 +26,16 @@ log = logging.getLogger("mkdocs.plugins.atlas")
 TEMPLATE_DIR = Path(__file__).resolve().parents[1] / "templates"
 
 
-def _fingerprint() -> str:
-    h = hashlib.sha256()
+def _fingerprint(site_url: str = "") -> str:
+    h = hashlib.sha256(site_url.encode())
     for p in sorted(DATA.rglob("*.yaml")) + sorted(TEMPLATE_DIR.glob("*.j2")):
         h.update(str(p).encode())
         h.update(p.read_bytes())
     return h.hexdigest()
 
 
-def pipeline(raw: RawData, langs=LANGS, sources_dir: Path | None = None) -> tuple[Atlas, dict[str, str], dict]:
+def pipeline(raw: RawData, langs=LANGS, sources_dir: Path | None = None,
+             site_url: str = DEFAULT_SITE_URL) -> tuple[Atlas, dict[str, str], dict]:
     """load's output -> validate -> enrich -> render (pages of ``langs``) and the JSON API, in memory.
 
     Raises ``DataError`` (each problem ``file: id: field: message``) for any bad input;
@@ -45,9 +46,9 @@ def pipeline(raw: RawData, langs=LANGS, sources_dir: Path | None = None) -> tupl
     if missing:
         raise DataError(missing)
     atlas = enrich(fb)
-    pages = render_all(atlas, langs)
+    pages = render_all(atlas, langs, site_url)
     try:
-        api_files = api.build(atlas)
+        api_files = api.build(atlas, site_url)
     except Exception as exc:  # noqa: BLE001
         raise DataError([f"{fb.sources_file.replace('sources.yaml', 'releases/*.yaml')}: -: api: {type(exc).__name__}: {exc}"]) from None
     return atlas, pages, api_files
@@ -55,10 +56,12 @@ def pipeline(raw: RawData, langs=LANGS, sources_dir: Path | None = None) -> tupl
 
 def generate(state: dict) -> Atlas:
     """Run the pipeline if the data or templates changed since the last run."""
-    fp = _fingerprint()
+    site_url = state.get("site_url") or DEFAULT_SITE_URL
+    fp = _fingerprint(site_url)
     if state.get("fingerprint") != fp:
-        atlas, pages, _ = pipeline(load(), sources_dir=find_sources_dir())   # raises DataError: the build stops, site/ untouched
-        written, removed = write_pages(pages)
+        langs = state.get("langs") or LANGS   # `make serve SERVE_LANG=ru` renders one language
+        atlas, pages, _ = pipeline(load(), langs, sources_dir=find_sources_dir(), site_url=site_url)   # raises DataError: the build stops, site/ untouched
+        written, removed = write_pages(pages, langs=langs)
         log.info(f"atlas: {written} generated pages written, {removed} removed")
         state.update(fingerprint=fp, atlas=atlas, api_written=False)
     return state["atlas"]
@@ -90,7 +93,8 @@ def write_redirects(state: dict, site_dir: Path) -> None:
 def write_api(state: dict, site_dir: Path) -> None:
     if state.get("api_written"):
         return
-    api.write(state["atlas"], site_dir / "api" / "v1")
+    api.write(state["atlas"], site_dir / "api" / "v1", state.get("site_url") or DEFAULT_SITE_URL)
+    feed.write(state["atlas"], site_dir, state.get("site_url") or DEFAULT_SITE_URL)
     state["api_written"] = True
 
 

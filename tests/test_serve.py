@@ -1,0 +1,51 @@
+"""`make serve` follows the data: an edit under data/ refreshes the served page, and a bad edit
+prints the validator's message while the last good pages stay served. Runs `mkdocs serve` (one
+language, as `make serve SERVE_LANG=en`) in a copy of the repository."""
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def serving(tmp_path):
+    import serve_watch
+    import static_server
+
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(".venv", ".git", "site", ".site-*", "test-artifacts", "__pycache__"))
+    s = serve_watch.Serve(repo, static_server.free_port(), lang="en")
+    yield repo, s
+    s.stop()
+
+
+def test_serve_rebuilds_on_data_edits_and_keeps_the_last_good_pages(serving):
+    import serve_watch
+
+    repo, s = serving
+    page = "changes/215-dcp-strides/"
+    s.wait_for(page, "Distributed checkpoints saved by")
+    s.wait_idle()
+    rel = repo / "data" / "releases" / "2.15.yaml"
+    serve_watch.edit_to_refresh(s, rel, "Distributed checkpoints saved by", "Distributed checkpoints written by", page)
+    s.wait_idle()
+    good = s.get(page)[1]
+    text = rel.read_text(encoding="utf-8")
+    before = len(s.lines)
+    rel.write_text(text.replace("released: 2026-10-28", "released: 2026-10-99"), encoding="utf-8")
+    out = s.wait_output("data/releases/2.15.yaml: 2.15: released:", since=before)
+    s.wait_idle()
+    out = "".join(s.lines[before:])
+    assert "Traceback" not in out, out[-3000:]
+    assert s.proc.poll() is None, "mkdocs serve stopped on a bad edit"
+    status, body = s.get(page)
+    epoch = re.compile(r"livereload\(\d+, \d+\)")  # mkdocs' reload counter, not the page
+    assert status == 200 and epoch.sub("", body) == epoch.sub("", good)  # the last good page, unchanged
+    rel.write_text(text.replace("Distributed checkpoints written by", "Distributed checkpoints stored by"), encoding="utf-8")
+    s.wait_for(page, "Distributed checkpoints stored by")  # fixing the data brings the pages back to life
