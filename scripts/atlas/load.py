@@ -36,6 +36,7 @@ class RawData:
     ui: dict[str, tuple[str, Any]] = field(default_factory=dict)  # lang -> (path, mapping)
     ledger: tuple[str, Any] = ("", None)                          # published ids and redirects
     ui_sources: tuple[str, Any] = ("", None)                      # lang -> key -> en_hash of UI strings
+    search: dict[str, Any] = field(default_factory=dict)           # data/search/<name>.yaml: aliases, stopwords
 
 
 class _Loader(yaml.SafeLoader):
@@ -93,6 +94,9 @@ def load(data_dir: Path = DATA) -> RawData:
     ledger = data_dir / "published_ids.yaml"
     if ledger.exists():
         raw.ledger = (_rel(ledger, data_dir), _read(ledger, data_dir, problems))
+    for name in ("aliases", "stopwords"):
+        p = data_dir / "search" / f"{name}.yaml"
+        raw.search[name] = _read(p, data_dir, problems) if p.exists() else None
     if problems:
         raise DataError(problems)
     return raw

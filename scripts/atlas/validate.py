@@ -22,6 +22,8 @@ from pydantic import BaseModel, ValidationError
 
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
 from .load import LANGS, TRANSLATED, DataError, RawData
+from . import search_data
+from .search_data import SearchData
 from .schema import Change, Coverage, Event, Faq, Release, Sources, Translation
 from .text import bare_numbers, placeholders
 
@@ -38,6 +40,7 @@ class FactBase:
     ui: dict[str, dict[str, str]]
     ledger: dict[str, Any] = field(default_factory=dict)
     ui_sources: dict[str, dict[str, str]] = field(default_factory=dict)   # lang -> key -> en_hash
+    search: SearchData = field(default_factory=SearchData)                # data/search: aliases, stop words
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -246,7 +249,10 @@ def validate(raw: RawData) -> FactBase:
         if redirect is not None and redirect not in change_ids:
             problems.append(f"{ledger_file}: {pid}: redirects: target '{redirect}' is not a change")
 
+    known = change_ids | {r.version for r in releases} | {i.id for r in releases for i in (*r.faq, *r.events)}
+    search = search_data.check(raw.search, known, problems)
+
     if problems:
         raise DataError(problems)
     ui_sources = raw.ui_sources[1] or {}
-    return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources)
+    return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources, search)
