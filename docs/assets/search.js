@@ -36,14 +36,18 @@
     for (var i = 0; i < run.length - 1; i++) out.push(run.slice(i, i + 2));
     return out.join(" ");
   }
-  /* Top-level tokens, each with its parts: [["torch.linalg.qr", ["torch","linalg","qr"]], ...] */
+  /* Query groups: [token, parts, han]. A compound keeps its parts ("torch.linalg.qr" ->
+     torch, linalg, qr); a Chinese run is one group whose parts are its bigrams. */
   function groups(s) {
-    s = norm(s).replace(HAN, function (r) { return " " + bigrams(r) + " "; });
     var out = [], m;
+    s = norm(s).replace(HAN, function (r) {
+      out.push([r, r.length < 2 ? [] : bigrams(r).split(" "), true]);
+      return " ";
+    });
     TOKEN.lastIndex = 0;
     while ((m = TOKEN.exec(s))) {
       var parts = m[0].split(SPLIT).filter(Boolean);
-      out.push([m[0], parts.length > 1 ? parts : []]);
+      out.push([m[0], parts.length > 1 ? parts : [], false]);
     }
     return out;
   }
@@ -54,32 +58,39 @@
   var PATH = /(?:[A-Za-z]:)?(?:[\\\/][\w.+\-]+){2,}[\\\/]?/g;
   var SIZE = /\b\d+(?:\.\d+)?\s*(?:[KMGT]i?B|bytes?|B)\b/gi;
   var QUOTED = /'([^'\s]{1,80})'|"([^"\s]{1,80})"|`([^`]{1,80})`/g;
-  var NUMBER = /\d+(?:[.,]\d+)*/g;
+  var NUMBER = /(?<![\w.])\d+(?:[.,]\d+)*(?!\w)/g;
   var ERRTOK = /#q|#|[\p{L}\p{M}_][\p{L}\p{M}\p{N}_]*/gu;
 
   function normaliseError(line) {
-    var lits = [];
+    var quoted = [], numbers = [];
     var s = line.replace(FILE_LINE, " ").replace(QUALIFIED, "$1")
-      .replace(QUOTED, function (m, a, b, c) { lits.push((a || b || c).toLowerCase()); return " #q "; })
+      .replace(QUOTED, function (m, a, b, c) { quoted.push((a || b || c).toLowerCase()); return " #q "; })
       .replace(PATH, " # ").replace(SIZE, " # ")
-      .replace(NUMBER, function (m) { lits.push(m); return " # "; });
-    return { toks: norm(s).match(ERRTOK) || [], lits: lits };
+      .replace(NUMBER, function (m) { numbers.push(m); return " # "; });
+    var toks = norm(s).match(ERRTOK) || [], k = 0;
+    return { toks: toks, qlit: toks.map(function (t) { return t === "#q" ? quoted[k++] : null; }),
+             lits: quoted.concat(numbers) };
   }
 
+  /* = search_index.match_error: template words in order; a word also matches a quoted name. */
   function errorScores(idx, q) {
     var best = null;
     q.split(/\r?\n/).forEach(function (line) {
       var n = normaliseError(line), qt = n.toks;
-      if (qt.length < 3) return;
+      if (qt.length < 2) return;
       var per = {};
       idx.errors.forEach(function (e) {
-        var t = e[0], pos = 0, matched = 0;
+        var t = e[0], pos = 0, matched = 0, lit = 0;
         for (var i = 0; i < t.length; i++) {
-          for (var j = pos; j < qt.length; j++) if (qt[j] === t[i]) { matched++; pos = j + 1; break; }
+          for (var j = pos; j < qt.length; j++) {
+            if (qt[j] === t[i] || (qt[j] === "#q" && n.qlit[j] === t[i])) {
+              matched++; pos = j + 1; if (qt[j] !== t[i]) lit++; break;
+            }
+          }
         }
         var cover = matched / Math.min(t.length, qt.length);
         if (matched < Math.min(3, t.length) || cover < 0.75) return;
-        var lit = e[1].filter(function (l) { return n.lits.indexOf(l) >= 0; }).length;
+        lit += e[1].filter(function (l) { return n.lits.indexOf(l) >= 0; }).length;
         var sc = cover + 0.001 * matched + 0.05 * lit;
         if (!(per[e[2]] >= sc)) per[e[2]] = sc;
       });
@@ -163,8 +174,8 @@
     var stop = idx.stopSet;
     if (idx.lang === "zh") {
       idx.stop.forEach(function (w) {
-        q = w.length > 1 ? q.split(w).join(" ")
-          : q.replace(new RegExp("(^|[^\\u3400-\\u9fff])" + w + "|" + w + "(?=$|[^\\u3400-\\u9fff])", "g"), "$1 ");
+        // a particle (吗, 的) only where a run ends: 还原 and 存在 keep their characters
+        q = w.length > 1 ? q.split(w).join(" ") : q.replace(new RegExp(w + "(?=$|[^\\u3400-\\u9fff])", "g"), " ");
       });
     }
     var all = groups(q), seen = {};
@@ -172,20 +183,32 @@
     if (!gs.length) gs = all;
     gs = gs.filter(function (g) { if (seen[g[0]]) return false; seen[g[0]] = 1; return true; });
     var score = {}, matched = {};
+    prose.last = [];
     gs.forEach(function (g) {
-      var best = lookup(idx, g[0]);
-      if (g[1].length) {                      // a compound: also its parts, averaged
-        var parts = g[1].map(function (p) { return lookup(idx, p); });
-        var docs = {};
-        parts.forEach(function (p) { Object.keys(p).forEach(function (d) { docs[d] = (docs[d] || 0) + p[d]; }); });
-        Object.keys(docs).forEach(function (d) {
-          var sc = 0.8 * docs[d] / parts.length;
-          if (!(best[d] >= sc)) best[d] = sc;
+      var best = {}, share = {};
+      if (g[2] && g[1].length) {             // Chinese: the sum of its bigrams, matched in part
+        g[1].forEach(function (b) {
+          var p = lookup(idx, b);
+          Object.keys(p).forEach(function (d) {
+            best[d] = (best[d] || 0) + p[d];
+            share[d] = (share[d] || 0) + 1 / g[1].length;
+          });
         });
+      } else {
+        best = lookup(idx, g[0]);
+        if (g[1].length) {                    // a compound: also its parts, averaged
+          var parts = g[1].map(function (p) { return lookup(idx, p); }), docs = {};
+          parts.forEach(function (p) { Object.keys(p).forEach(function (d) { docs[d] = (docs[d] || 0) + p[d]; }); });
+          Object.keys(docs).forEach(function (d) {
+            var sc = 0.8 * docs[d] / parts.length;
+            if (!(best[d] >= sc)) best[d] = sc;
+          });
+        }
       }
+      prose.last.push([g[0], best]);
       Object.keys(best).forEach(function (d) {
         score[d] = (score[d] || 0) + best[d];
-        matched[d] = (matched[d] || 0) + 1;
+        matched[d] = (matched[d] || 0) + (share[d] || 1);
       });
     });
     // a release named in the query ("2.15") favours that release's pages
@@ -193,7 +216,7 @@
     var n = gs.length, out = {};
     Object.keys(score).forEach(function (d) {
       var c = matched[d] / n, v = !named.length ? 1 : named.indexOf(idx.docs[d][4]) >= 0 ? 1.5 : 0.6;
-      out[d] = [score[d] * c * c * v, matched[d] === n];
+      out[d] = [score[d] * c * c * v, matched[d] > n - 1e-9];
     });
     return out;
   }
@@ -234,6 +257,18 @@
     }
     return loading;
   }
+
+  /* For scripts/bench.py and debugging: the engine without the box. */
+  window.AtlasSearch = {
+    search: function (q) { return load().then(function (idx) { return search(idx, q); }); },
+    explain: function (q, url) {
+      return load().then(function (idx) {
+        var d = idx.docs.findIndex(function (x) { return x[0] === url; });
+        prose(idx, q);
+        return prose.last.map(function (t) { return [t[0], t[1][d] || 0]; });
+      });
+    }
+  };
 
   // ---------------------------------------------------------------- the combobox
   var active = -1, seq = 0, timer = 0, t0 = 0;

@@ -46,7 +46,8 @@ from .search_data import ALIASES_FILE
 from .segment import bigrams
 
 FORMAT = 1
-WEIGHTS = {"title": 4.0, "ids": 5.0, "errors": 3.0, "aliases": 2.5, "body": 1.0}
+#: facts: a release page's table (date, counts, matrix labels and values), what figure queries ask for
+WEIGHTS = {"title": 4.0, "ids": 5.0, "errors": 3.0, "facts": 3.0, "aliases": 2.5, "body": 1.0}
 STEMMERS = {"en": "english", "ru": "russian", "id": "indonesian"}
 DESC_LEN = 180
 
@@ -110,54 +111,74 @@ _QUALIFIED = re.compile(r"\b(?:[A-Za-z_]\w*\.)+([A-Za-z_]\w*(?:Error|Exception|W
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.+\-]+){2,}[\\/]?")
 _SIZE = re.compile(r"\b\d+(?:\.\d+)?\s*(?:[KMGT]i?B|bytes?|B)\b", re.I)
 _QUOTED = re.compile(r"'([^'\s]{1,80})'|\"([^\"\s]{1,80})\"|`([^`]{1,80})`")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")   # not the 2 of p2p or sm_75
 _PLACEHOLDER = re.compile(r"(?<![\w.])[XYN](?![\w.])")
 
 
-def normalise_error(line: str, template: bool = False) -> tuple[list[str], list[str]]:
-    """(tokens, literals) of one error line.
-
-    Tokens: lower-case words with ``#`` for every number, device index, memory
-    size and path, ``#q`` for a quoted name. Literals: the numbers and quoted
-    names themselves, which break ties (``'qr'`` versus ``'cholesky'``). With
-    ``template=True`` a standalone ``X``, ``Y`` or ``N`` is a placeholder (``#``).
-    The browser applies the same rules (``docs/assets/search.js``, ``normaliseError``).
-    """
+def _normalise(line: str, template: bool = False) -> tuple[list[str], list[str], list[str]]:
     s = _FILE_LINE.sub(" ", str(line))
     s = _QUALIFIED.sub(r"\1", s)
-    literals: list[str] = []
+    quoted: list[str] = []
+    numbers: list[str] = []
 
-    def quoted(m: re.Match) -> str:
-        literals.append((m.group(1) or m.group(2) or m.group(3)).lower())
+    def quote(m: re.Match) -> str:
+        quoted.append((m.group(1) or m.group(2) or m.group(3)).lower())
         return " #q "
 
-    s = _QUOTED.sub(quoted, s)
+    s = _QUOTED.sub(quote, s)
     s = _PATH.sub(" # ", s)
     s = _SIZE.sub(" # ", s)
     if template:
         s = _PLACEHOLDER.sub(" # ", s)
 
     def number(m: re.Match) -> str:
-        literals.append(m.group(0))
+        numbers.append(m.group(0))
         return " # "
 
     s = _NUMBER.sub(number, s)
-    toks = re.findall(r"#q|#|[^\W\d]\w*", norm(s))
-    return toks, literals
+    return re.findall(r"#q|#|[^\W\d]\w*", norm(s)), quoted, numbers
 
 
-def match_error(query_line: str, template: list[str]) -> tuple[int, float]:
-    """(tokens of the template found in order in the line, coverage) — coverage is
-    matched / min(len(template), len(line)), so a fragment of a long message counts."""
-    q, _ = normalise_error(query_line)
-    pos = matched = 0
+def normalise_error(line: str, template: bool = False) -> tuple[list[str], list[str]]:
+    """(tokens, literals) of one error line.
+
+    Tokens: lower-case words with ``#`` for every number, device index, memory
+    size and path, ``#q`` for a quoted name. Literals: the quoted names and the
+    numbers themselves, which break ties (``'qr'`` versus ``'cholesky'``). With
+    ``template=True`` a standalone ``X``, ``Y`` or ``N`` is a placeholder (``#``).
+    The browser applies the same rules (``docs/assets/search.js``, ``normaliseError``).
+    """
+    toks, quoted, numbers = _normalise(line, template)
+    return toks, quoted + numbers
+
+
+def match_error(query_line: str, template: list[str], literals: list[str] = ()) -> tuple[int, float]:
+    """How well one pasted line matches one normalised message: (score, coverage).
+
+    The template's tokens are looked for in order in the line; a word of the
+    template also matches a quoted name with that text (``'pipeline_per_direction_p2p'``).
+    Coverage is matched / min(len(template), len(line)), so a fragment of a long
+    message counts. A match needs coverage >= 0.75 and at least min(3, len(template))
+    tokens; otherwise the score is 0. Each literal in common adds 0.05.
+    Mirrored by ``errorScores`` in docs/assets/search.js.
+    """
+    q, quoted, numbers = _normalise(query_line)
+    qlit = []
+    it = iter(quoted)
+    for t in q:
+        qlit.append(next(it, None) if t == "#q" else None)
+    pos = matched = lit = 0
     for t in template:
         for j in range(pos, len(q)):
-            if q[j] == t:
+            if q[j] == t or (q[j] == "#q" and qlit[j] == t):
                 matched, pos = matched + 1, j + 1
+                lit += q[j] != t
                 break
-    denom = min(len(template), len(q)) or 1
-    return matched, matched / denom
+    cover = matched / (min(len(template), len(q)) or 1)
+    if matched < min(3, len(template)) or cover < 0.75:
+        return 0, cover
+    lit += sum(1 for x in set(literals) if x in quoted or x in numbers)
+    return cover + 0.001 * matched + 0.05 * lit, cover
 
 
 # ------------------------------------------------------------------ documents
@@ -202,7 +223,9 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
             for key in by_owner[c.id]:
                 if not key.endswith(".title"):
                     d.add("body", r.tp(key))
-            d.add("body", rtitle, ui[f"area.{c.area}"], c.area, c.type)
+            d.add("body", rtitle, ui[f"area.{c.area}"], ui[f"type.{c.type}"], c.area, c.type)
+            if c.rollback:
+                d.add("body", ui["change.rollback"])
             for name, v in c.values.items():
                 d.add("ids", *_value_texts(v, lang))
                 for s in (v if isinstance(v, list) else [v]):
@@ -231,21 +254,21 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
         d.add("body", r.tp(f"{rel.version}.headline"))
         cnt = atlas.counts[rel.version]
         if rel.released:
-            d.add("body", plain("release.released"), fmt.format_day(rel.released, lang), rel.released.isoformat())
+            d.add("facts", plain("release.released"), fmt.format_day(rel.released, lang), rel.released.isoformat())
         if rel.published_at:
-            d.add("body", plain("release.published_at"), rel.published_at.strftime("%Y-%m-%dT%H:%M:%SZ"))
+            d.add("facts", plain("release.published_at"), rel.published_at.strftime("%Y-%m-%dT%H:%M:%SZ"))
         for name in ("commits", "contributors"):
             n = getattr(rel, name)
             if n is not None:
-                d.add("body", plain(f"release.{name}"), fmt.format_number(n, lang), n)
-        d.add("body", plain("release.changes"), cnt["all"], plain("release.breaking_count", n=cnt["breaking"]))
+                d.add("facts", plain(f"release.{name}"), fmt.format_number(n, lang), n)
+        d.add("facts", plain("release.changes"), cnt["all"], plain("release.breaking_count", n=cnt["breaking"]))
         for key in by_owner[rel.version]:
             if key != f"{rel.version}.headline":
                 d.add("body", r.tp(key))
         for k in MATRIX_KEYS:
             cell = getattr(rel.matrix, k)
             if cell is not None:
-                d.add("body", plain(f"matrix.{k}"))
+                d.add("facts", plain(f"matrix.{k}"))
                 d.add("ids", *_value_texts(cell.value, lang))
                 for s in (cell.value if isinstance(cell.value, list) else [cell.value]):
                     d.idents += identifiers(s)
