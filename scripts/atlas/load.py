@@ -96,7 +96,7 @@ def load(data_dir: Path = DATA) -> RawData:
         raw.ledger = (_rel(ledger, data_dir), _read(ledger, data_dir, problems))
     for name in ("aliases", "stopwords"):
         p = data_dir / "search" / f"{name}.yaml"
-        raw.search[name] = _read(p, data_dir, problems) if p.exists() else None
+        raw.search[name] = (_read(p, data_dir, problems) or {}) if p.exists() else None
     if problems:
         raise DataError(problems)
     return raw

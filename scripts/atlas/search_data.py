@@ -112,8 +112,13 @@ def check_stopwords(data: Any, problems: list[str], file: str = STOPWORDS_FILE) 
 
 
 def check(raw: dict[str, Any], known_ids: set[str], problems: list[str]) -> SearchData:
-    """Validate both files; ``raw`` maps ``aliases``/``stopwords`` to parsed YAML (missing: None)."""
-    return SearchData(
-        aliases=check_aliases(raw.get("aliases"), known_ids, problems),
-        stopwords=check_stopwords(raw.get("stopwords"), problems),
-    )
+    """Validate both files; ``raw`` maps ``aliases``/``stopwords`` to parsed YAML.
+
+    A file that does not exist (None) means no aliases or no stop words (a data
+    directory made for a test); an empty or malformed file is an error."""
+    out = SearchData()
+    if raw.get("aliases") is not None:
+        out.aliases = check_aliases(raw["aliases"], known_ids, problems)
+    if raw.get("stopwords") is not None:
+        out.stopwords = check_stopwords(raw["stopwords"], problems)
+    return out
