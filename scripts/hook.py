@@ -4,12 +4,11 @@ on_startup     notes `mkdocs serve`: no search index, SERVE_LANG renders one lan
 on_serve       a failed rebuild keeps serving the last good pages (the validator's message is printed)
 on_config      runs the pipeline early, so a data error stops the build before anything is written
 on_pre_build   load -> validate -> enrich -> render -> write docs/<lang>/... (once per build)
-on_page_content  Chinese pages: a hidden bigram copy for the search index (atlas/segment.py)
 on_env         exposes UI strings to theme templates (404, Open Graph tags)
 on_post_template  keeps one 404 page per language instead of the last one built
 on_post_build  writes the JSON API (site/api/v1/), redirect pages for renamed ids in every
                language, and restores the English root 404;
-               after the last language is built, indexes the site with Pagefind
+               after the last language is built, writes the search index (atlas/search_index.py)
 """
 from __future__ import annotations
 
@@ -30,7 +29,6 @@ from mkdocs.plugins import event_priority  # noqa: E402
 
 from atlas import site  # noqa: E402
 from atlas.load import DataError, url_for  # noqa: E402
-from atlas.segment import segment  # noqa: E402
 
 _state: dict = {}
 
@@ -89,12 +87,6 @@ def on_env(env, config, files):
     return env
 
 
-def on_page_content(html, page, config, files):
-    if getattr(page.file, "locale", None) == "zh":
-        return segment(html)
-    return html
-
-
 def on_post_template(output, template_name, config):
     if template_name == "404.html":
         _state.setdefault("404", {})[_lang(config)] = output
@@ -109,5 +101,5 @@ def on_post_build(config):
     i18n = config.plugins.get("i18n")
     if i18n is None or not getattr(i18n, "building", False):  # the outer build: every language is done
         if not _serving():  # `make serve` leaves the search index out (README "make serve")
-            site.index_search(Path(config.site_dir))
+            site.index_search(_state, Path(config.site_dir))
         site.write_robots(Path(config.site_dir), config.site_url)

@@ -51,7 +51,7 @@ def search(page, base: str, lang: str, query: str) -> list[str]:
     page.wait_for_function(
         "q => { const r = document.getElementById('atlas-search-results');"
         " return !r.hidden && r.dataset.q === q; }",
-        arg=query, timeout=15000)
+        arg=box.input_value(), timeout=15000)  # a one-line box turns line breaks into spaces
     return page.eval_on_selector_all("#atlas-search-results a", "els => els.map(e => e.getAttribute('href'))")
 
 
@@ -119,6 +119,126 @@ def test_search_puts_the_explaining_change_first(page, served_site, lang, query,
     assert results[0] == f"{prefix}/changes/{expected}/", results[:5]
     assert all(r.startswith(f"{prefix}/") and (lang != "en" or not r[1:3] in ("zh", "ru", "id")) for r in results[:3]), \
         f"another language leads: {results[:3]}"
+
+
+# ------------------------------------------------------------------ the search box (issue 8)
+def _options(page) -> list[dict]:
+    return page.eval_on_selector_all(
+        "#atlas-search-listbox [role=option]",
+        "els => els.map(e => ({id: e.id, selected: e.getAttribute('aria-selected'), href: e.getAttribute('href')}))")
+
+
+def test_search_box_is_a_combobox_driven_by_the_keyboard(page, served_site):
+    results = search(page, served_site, "en", "nccl")
+    assert len(results) >= 3
+    box = page.locator("#atlas-search-input")
+    assert box.get_attribute("role") == "combobox" and box.get_attribute("aria-expanded") == "true"
+    assert box.get_attribute("aria-controls") == "atlas-search-listbox"
+    assert page.get_attribute("#atlas-search-listbox", "role") == "listbox"
+    box.press("ArrowDown")
+    opts = _options(page)
+    assert box.get_attribute("aria-activedescendant") == opts[0]["id"] and opts[0]["selected"] == "true"
+    box.press("ArrowDown")
+    opts = _options(page)
+    assert box.get_attribute("aria-activedescendant") == opts[1]["id"]
+    assert [o["selected"] for o in opts[:2]] == ["false", "true"]
+    box.press("ArrowUp")
+    assert box.get_attribute("aria-activedescendant") == opts[0]["id"]
+    assert page.evaluate("document.activeElement.id") == "atlas-search-input"   # focus never leaves the box
+    box.press("Escape")
+    assert page.locator("#atlas-search-results").is_hidden()
+    assert box.get_attribute("aria-expanded") == "false" and box.get_attribute("aria-activedescendant") is None
+    assert page.evaluate("document.activeElement.id") == "atlas-search-input"
+    box.press("ArrowDown")                       # reopens the list
+    box.press("ArrowDown")
+    box.press("ArrowDown")
+    with page.expect_navigation():
+        box.press("Enter")                       # opens the second result
+    assert page.url.endswith(results[1])
+
+
+def test_search_list_closes_when_focus_leaves(page, served_site):
+    search(page, served_site, "en", "python")
+    page.locator("#atlas-search-input").press("Tab")
+    assert page.locator("#atlas-search-results").is_hidden()
+    assert page.get_attribute("#atlas-search-input", "aria-expanded") == "false"
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_search_announces_the_number_of_results(page, served_site, lang):
+    results = search(page, served_site, lang, "fsdp2")
+    status = page.locator("#atlas-search-status")
+    assert status.get_attribute("role") == "status" and status.get_attribute("aria-live") == "polite"
+    assert str(len(results)) in status.text_content()
+    search(page, served_site, lang, "zzzqqqxxjjj")
+    assert status.text_content() == page.get_attribute("#atlas-search-results", "data-none")
+
+
+def test_search_runs_once_per_burst_of_keystrokes(page, served_site):
+    page.goto(served_site)
+    box = page.locator("#atlas-search-input")
+    box.click()
+    page.wait_for_function("() => window.AtlasSearch")
+    page.evaluate("""() => { window.__renders = 0;
+        new MutationObserver(() => window.__renders++).observe(
+            document.getElementById('atlas-search-results'), {attributes: true, attributeFilter: ['data-q']}); }""")
+    box.press_sequentially("lazy_init", delay=5)
+    page.wait_for_function("() => document.getElementById('atlas-search-results').dataset.q === 'lazy_init'")
+    page.wait_for_timeout(200)
+    assert 1 <= page.evaluate("window.__renders") < len("lazy_init")
+
+
+def test_search_retries_when_the_index_failed_to_load(page, served_site):
+    failed = []
+
+    def flaky(route):
+        if not failed:
+            failed.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/search/en.json", flaky)
+    results = search(page, served_site, "en", "torch.linalg.qr")
+    assert failed and results[0] == "/changes/214-remove-qr/"
+
+
+def test_search_result_titles_are_text_not_html(page, served_site):
+    search(page, served_site, "en", 'acc_policy="balanced"')
+    first = page.locator("#atlas-search-listbox [role=option]").first
+    assert first.locator(".atlas-search__title").text_content().startswith('acc_policy="balanced" is removed')
+
+
+def test_search_labels_partial_matches_and_keeps_them(page, served_site):
+    results = search(page, served_site, "en", "fsdp2 flibbertigibbet")
+    assert results and results[0].startswith("/changes/215-fsdp2")
+    label = page.locator("#atlas-search-results .atlas-search__partial")
+    assert label.is_visible() and label.evaluate("e => e.closest('a') === null")
+    search(page, served_site, "en", "fsdp2")
+    assert page.locator("#atlas-search-results .atlas-search__partial").count() == 0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ru", "id"])
+def test_a_pasted_traceback_finds_its_change_first(page, served_site, lang):
+    trace = ("Traceback (most recent call last):\n"
+             '  File "/srv/job/train.py", line 88, in <module>\n'
+             "    state = dcp.load(sd, checkpoint_id=path)\n"
+             '  File "/opt/venv/lib/python3.12/site-packages/torch/distributed/checkpoint/api.py", line 41\n'
+             "torch.distributed.checkpoint.api.CheckpointException: too many values to unpack (expected 5)")
+    prefix = "" if lang == "en" else f"/{lang}"
+    assert search(page, served_site, lang, trace)[0] == f"{prefix}/changes/215-dcp-strides/"
+
+
+def test_search_works_under_a_sub_path(page, built_site, tmp_path):
+    import static_server
+
+    (tmp_path / "atlas").symlink_to(built_site, target_is_directory=True)
+    server, url = static_server.serve(tmp_path)
+    try:
+        results = search(page, url + "atlas/", "zh", "V100")
+        assert results and results[0].startswith("/atlas/zh/changes/")
+    finally:
+        server.shutdown()
 
 
 def test_search_with_no_match_says_so(page, served_site):

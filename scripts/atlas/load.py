@@ -52,6 +52,7 @@ class RawData:
     lock: tuple[str, Any] = ("", None)                            # data/evidence.lock.yaml (written by scripts/evidence.py)
     extra: dict[str, Any] = field(default_factory=dict)           # path -> any other data/*.yaml (e.g. a glossary)
     glossary: tuple[str, Any] = ("", None)                        # list of concepts and their renderings
+    search: dict[str, Any] = field(default_factory=dict)           # data/search/<name>.yaml: aliases, stopwords
 
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml: about 10x faster than pure Python
@@ -137,6 +138,9 @@ def load(data_dir: Path = DATA) -> RawData:
     for p in sorted(data_dir.glob("*.yaml")):
         if p.name not in known:
             raw.extra[_rel(p, data_dir)] = _read(p, data_dir, problems)
+    for name in ("aliases", "stopwords"):
+        p = data_dir / "search" / f"{name}.yaml"
+        raw.search[name] = (_read(p, data_dir, problems) or {}) if p.exists() else None
     if problems:
         raise DataError(problems)
     return raw

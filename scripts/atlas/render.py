@@ -187,13 +187,13 @@ class Renderer:
         for rel in a.releases:
             add(self.page("release.md.j2", f"releases/{rel.version}.md", files[rel.version],
                           lambda rel=rel: {"title": fmt.render_plain(self.ui["release.title"], release_scope(rel), self.lang),
-                                           "description": self.tp(f"{rel.version}.headline"), "atlas_search": True},
+                                           "description": self.tp(f"{rel.version}.headline")},
                           rel=rel))
             for c in rel.changes:
                 add(self.page("change.md.j2", f"changes/{c.id}.md", files[rel.version],
                               lambda c=c: {"title": self.tp(f"{c.id}.title"),
                                            "description": self.tp(f"{c.id}.summary")[:300],
-                                           "atlas_change": c.id, "atlas_search": True}, c=c, rel=rel))
+                                           "atlas_change": c.id}, c=c, rel=rel))
         for kind in ("changes", "breaking"):
             add(self.page("change_index.md.j2", f"{kind}/index.md", "data/releases/*.yaml",
                           {"title": self.ui[f"{kind}.title"], "description": self.ui[f"{kind}.description"],
@@ -213,8 +213,7 @@ class Renderer:
         for rel in a.releases:
             if rel.faq:
                 add(self.page("faq.md.j2", f"faq/{rel.version}.md", files[rel.version],
-                              {"title": fmt.render_plain(self.ui["faq.release_title"], release_scope(rel), self.lang),
-                               "atlas_search": True},
+                              {"title": fmt.render_plain(self.ui["faq.release_title"], release_scope(rel), self.lang)},
                               rels=[rel]))
         add(self.page("sources.md.j2", "sources/index.md", self.fb.sources_file,
                       {"title": self.ui["sources.title"], "description": self.ui["sources.description"]}))

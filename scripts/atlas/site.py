@@ -3,19 +3,16 @@
 In:  the hook's state dict and MkDocs' site directory.
 Out: generated pages under ``docs/`` (once per data fingerprint, so the four
      language builds of mkdocs-static-i18n generate once), redirect maps for
-     renamed ids, the JSON API files, the Atom feeds and one 404 page per language.
+     renamed ids, the JSON API files, the Atom feeds, the search index and one 404 page per language.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import logging
-import subprocess
-import sys
-
 from pathlib import Path
 
-from . import api, feed, i18n
+from . import api, feed, i18n, search_index
 from .enrich import Atlas, enrich
 from .load import DATA, LANGS, DataError, RawData, load, url_for
 from .render import DEFAULT_SITE_URL, render_all, write_pages
@@ -107,18 +104,11 @@ def write_404s(state: dict, site_dir: Path) -> None:
         target.write_text(html, encoding="utf-8")
 
 
-def index_search(site_dir: Path) -> None:
-    """Build the Pagefind index: one index per <html lang>, Chinese segmented (extended build)."""
-    # permalink pilcrows would show up in result excerpts
-    cmd = [sys.executable, "-m", "pagefind", "--site", str(site_dir), "--silent", "--exclude-selectors", ".headerlink"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"pagefind failed ({proc.returncode}): {proc.stderr or proc.stdout}")
-    # Pagefind writes its language map in hash-map order; sort it so builds are byte-identical
-    entry = site_dir / "pagefind" / "pagefind-entry.json"
-    entry.write_text(json.dumps(json.loads(entry.read_text(encoding="utf-8")), sort_keys=True,
-                                separators=(",", ":")), encoding="utf-8")
-    log.info("atlas: search index written to %s", site_dir / "pagefind")
+def index_search(state: dict, site_dir: Path) -> None:
+    """Write the search index, one JSON file per language, to ``site/search/`` (search_index.py)."""
+    sizes = search_index.write(state["atlas"], site_dir / "search")
+    log.info("atlas: search index written to %s (%s)", site_dir / "search",
+             ", ".join(f"{lang} {n // 1024} KB" for lang, n in sizes.items()))
 
 
 def write_robots(site_dir: Path, site_url: str | None) -> None:

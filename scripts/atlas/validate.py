@@ -38,6 +38,8 @@ from .load import LANGS, TRANSLATED, DataError, RawData
 from .schema import (BREAKING_TYPES, Change, Coverage, Event, Faq, GlossaryEntry, Ledger, Lock, Release, Sources,
                      Translation, Wheels,
                      iter_cites)
+from . import search_data
+from .search_data import SearchData
 from .text import bare_numbers, placeholders
 
 
@@ -58,6 +60,7 @@ class FactBase:
     extra: dict[str, Any] = field(default_factory=dict)  # data file name -> parsed model (DATA_FILES)
     provenance: provenance.Report | None = None   # locators and values checked, when the articles were given
     glossary: list[GlossaryEntry] = field(default_factory=list)   # data/glossary.yaml
+    search: SearchData = field(default_factory=SearchData)                # data/search: aliases, stop words
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -348,11 +351,13 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
         problems += report.problems
 
     glossary = _parse_glossary(*raw.glossary, problems)
+    known = change_ids | {r.version for r in releases} | {i.id for r in releases for i in (*r.faq, *r.events)}
+    search = search_data.check(raw.search, known, problems)
 
     if problems:
         raise DataError(problems)
     return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources,
-                    wheels, lock.model_dump() if lock else {}, extra, report, glossary)
+                    wheels, lock.model_dump() if lock else {}, extra, report, glossary, search)
 
 
 def _parse_glossary(file: str, data: Any, problems: list[str]) -> list[GlossaryEntry]:

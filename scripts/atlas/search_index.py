@@ -1,0 +1,393 @@
+"""Step 5b: the search index, one compact JSON file per language.
+
+In:  an ``Atlas`` (``enrich.py``) with its ``SearchData`` (aliases, stop words).
+Out: ``build(atlas) -> {lang: index dict}`` and ``write(atlas, dir)`` writing
+     ``<dir>/<lang>.json`` (sorted keys, no whitespace: byte-identical builds).
+     ``docs/assets/search.js`` searches it in the browser.
+
+Documents (``[url, title, description, kind, release]``): every change page, every release page (dates, counts and matrix
+values with their labels), every FAQ entry (``faq/<v>/#<faq-id>``) and every
+event (``releases/<v>/#<event-id>``). URLs are relative to the language root.
+
+Fields and weights: title, identifiers (values, switches, names in code),
+error messages, aliases (``data/search/aliases.yaml``, hidden text) and body.
+Each posting holds ``idf * sum(field weight * tf / (tf + 1.2))``, rounded.
+Words of four letters or more also index their Snowball stem (``~stem``), so
+"чекпоинты" finds "чекпоинт" and "pemeriksaan" finds "periksa"; Chinese is cut
+into character bigrams on both sides (``segment.bigrams``).
+
+Two matchers rank above prose:
+- ``ids``: every identifier and each of its trailing dotted parts
+  (``ProcessGroupNCCL.Options.lazy_init`` -> ``Options.lazy_init``, ``lazy_init``);
+- ``errors``: each error message of the data, normalised by ``normalise_error``
+  (module-qualified exception names, numbers, device ids, quoted names, paths,
+  memory sizes; the data's placeholders X/Y/N match any value).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import re
+import unicodedata
+import zoneinfo
+from collections import defaultdict
+from pathlib import Path
+
+import snowballstemmer
+
+from . import text as fmt
+from .enrich import Atlas
+from .keys import release_scope
+from .load import LANGS, DataError
+from .render import Renderer
+from .schema import MATRIX_KEYS
+from .search_data import ALIASES_FILE
+from .segment import bigrams
+
+FORMAT = 1
+#: facts: a release page's table (date, counts, matrix labels and values), what figure queries ask for
+WEIGHTS = {"title": 4.0, "ids": 5.0, "errors": 3.0, "facts": 3.0, "aliases": 2.5, "body": 1.0}
+STEMMERS = {"en": "english", "ru": "russian", "id": "indonesian"}
+DESC_LEN = 180
+
+_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+#: A word or a compound joined by . - : = / (identifiers, versions, key=value).
+_TOKEN = re.compile(r"[^\W]+(?:[.\-:=/][^\W]+)*")
+_SPLIT = re.compile(r"[.\-:=/]")
+#: Identifier-like: dotted, snake_case, KEY=value, or CamelCase with an inner capital.
+_IDENT = re.compile(r"[A-Za-z_][\w]*(?:[.=][\w\"'.\-]+)+|[A-Za-z]\w*_\w+|[A-Z][a-z0-9]+[A-Z]\w*|[a-z]+[A-Z]\w*")
+
+
+# ------------------------------------------------------------------ tokens
+def norm(text: str) -> str:
+    return unicodedata.normalize("NFKC", str(text)).lower()
+
+
+def tokens(text: str) -> list[str]:
+    """Index/query tokens: words, compounds and their parts; Chinese as bigrams.
+
+    ``torch.linalg.qr`` -> ``torch.linalg.qr, torch, linalg, qr``. The same rules
+    are in ``docs/assets/search.js`` (``tokens``)."""
+    text = _HAN_RUN.sub(lambda m: " " + bigrams(m.group(0)) + " ", norm(text))
+    out = []
+    for m in _TOKEN.finditer(text):
+        tok = m.group(0)
+        out.append(tok)
+        parts = [p for p in _SPLIT.split(tok) if p]
+        if len(parts) > 1:
+            out += parts
+    return out
+
+
+def identifiers(text: str) -> list[str]:
+    """Identifier-like names in a text or code, lower-cased, with quotes stripped."""
+    out = []
+    for m in _IDENT.finditer(str(text)):
+        out.append(m.group(0).strip("\"'.").lower())
+    return out
+
+
+def ident_keys(ident: str) -> list[str]:
+    """An identifier and its trailing parts that are still identifier-like.
+
+    ``processgroupnccl.options.lazy_init`` -> itself, ``options.lazy_init``, ``lazy_init``;
+    ``torch_dist_use_nccl2=0`` -> itself and ``torch_dist_use_nccl2``."""
+    ident = ident.lower()
+    keys = [ident]
+    if "=" in ident:
+        keys.append(ident.split("=", 1)[0])
+    parts = ident.split("=", 1)[0].split(".")
+    for i in range(1, len(parts)):
+        tail = ".".join(parts[i:])
+        if "." in tail or "_" in tail or i == len(parts) - 1 and len(tail) >= 6:
+            keys.append(tail)
+    return list(dict.fromkeys(k for k in keys if k))
+
+
+# ------------------------------------------------------------------ errors
+_FILE_LINE = re.compile(r'File "[^"]*", line \d+(?:, in [\w<>.]+)?')
+_QUALIFIED = re.compile(r"\b(?:[A-Za-z_]\w*\.)+([A-Za-z_]\w*(?:Error|Exception|Warning|Interrupt|Exit))\b")
+_PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.+\-]+){2,}[\\/]?")
+_SIZE = re.compile(r"\b\d+(?:\.\d+)?\s*(?:[KMGT]i?B|bytes?|B)\b", re.I)
+_QUOTED = re.compile(r"'([^'\s]{1,80})'|\"([^\"\s]{1,80})\"|`([^`]{1,80})`")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")   # not the 2 of p2p or sm_75
+_PLACEHOLDER = re.compile(r"(?<![\w.])[XYN](?![\w.])")
+
+
+def _normalise(line: str, template: bool = False) -> tuple[list[str], list[str], list[str]]:
+    s = _FILE_LINE.sub(" ", str(line))
+    s = _QUALIFIED.sub(r"\1", s)
+    quoted: list[str] = []
+    numbers: list[str] = []
+
+    def quote(m: re.Match) -> str:
+        quoted.append((m.group(1) or m.group(2) or m.group(3)).lower())
+        return " #q "
+
+    s = _QUOTED.sub(quote, s)
+    s = _PATH.sub(" # ", s)
+    s = _SIZE.sub(" # ", s)
+    if template:
+        s = _PLACEHOLDER.sub(" # ", s)
+
+    def number(m: re.Match) -> str:
+        numbers.append(m.group(0))
+        return " # "
+
+    s = _NUMBER.sub(number, s)
+    return re.findall(r"#q|#|[^\W\d]\w*", norm(s)), quoted, numbers
+
+
+def normalise_error(line: str, template: bool = False) -> tuple[list[str], list[str]]:
+    """(tokens, literals) of one error line.
+
+    Tokens: lower-case words with ``#`` for every number, device index, memory
+    size and path, ``#q`` for a quoted name. Literals: the quoted names and the
+    numbers themselves, which break ties (``'qr'`` versus ``'cholesky'``). With
+    ``template=True`` a standalone ``X``, ``Y`` or ``N`` is a placeholder (``#``).
+    The browser applies the same rules (``docs/assets/search.js``, ``normaliseError``).
+    """
+    toks, quoted, numbers = _normalise(line, template)
+    return toks, quoted + numbers
+
+
+def match_error(query_line: str, template: list[str], literals: list[str] = ()) -> tuple[int, float]:
+    """How well one pasted line matches one normalised message: (score, coverage).
+
+    The template's tokens are looked for in order in the line; a word of the
+    template also matches a quoted name with that text (``'pipeline_per_direction_p2p'``).
+    Coverage is matched / min(len(template), len(line)), so a fragment of a long
+    message counts. A match needs coverage >= 0.75 and at least min(3, len(template))
+    tokens; otherwise the score is 0. Each literal in common adds 0.05.
+    Mirrored by ``errorScores`` in docs/assets/search.js.
+    """
+    q, quoted, numbers = _normalise(query_line)
+    qlit = []
+    it = iter(quoted)
+    for t in q:
+        qlit.append(next(it, None) if t == "#q" else None)
+    pos = matched = lit = 0
+    for t in template:
+        for j in range(pos, len(q)):
+            if q[j] == t or (q[j] == "#q" and qlit[j] == t):
+                matched, pos = matched + 1, j + 1
+                lit += q[j] != t
+                break
+    cover = matched / (min(len(template), len(q)) or 1)
+    if matched < min(3, len(template)) or cover < 0.75:
+        return 0, cover
+    lit += sum(1 for x in set(literals) if x in quoted or x in numbers)
+    return cover + 0.001 * matched + 0.05 * lit, cover
+
+
+# ------------------------------------------------------------------ documents
+class _Doc:
+    def __init__(self, url: str, kind: str, title: str, desc: str, key: str, version: str):
+        self.url, self.kind, self.title, self.key, self.version = url, kind, title, key, version
+        self.desc = desc if len(desc) <= DESC_LEN else desc[: DESC_LEN - 1].rstrip() + "…"
+        self.fields: dict[str, list[str]] = defaultdict(list)   # field -> texts
+        self.idents: list[str] = []
+        self.errors: list[str] = []
+
+    def add(self, fld: str, *texts) -> None:
+        self.fields[fld] += [str(t) for t in texts if t not in (None, "")]
+
+
+def _value_texts(value, lang: str) -> list[str]:
+    vals = value if isinstance(value, list) else [value]
+    out = []
+    for v in vals:
+        out.append(fmt.format_value(v, lang, None, html=False))
+        out.append(str(v))
+    return out
+
+
+def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
+    r = Renderer(atlas, lang)
+    ui = atlas.fb.ui[lang]
+    by_owner: dict[str, list[str]] = defaultdict(list)
+    for t in atlas.fb.texts:
+        by_owner[t.owner].append(t.key)
+    docs = []
+
+    def plain(key: str, **values) -> str:
+        return fmt.render_plain(ui[key], values, lang)
+
+    for rel in atlas.releases:
+        scope = release_scope(rel)
+        rtitle = plain("release.title", **scope)
+        for c in rel.changes:
+            d = _Doc(f"changes/{c.id}/", "change", r.tp(f"{c.id}.title"), r.tp(f"{c.id}.summary"), c.id, rel.version)
+            d.add("title", d.title)
+            for key in by_owner[c.id]:
+                if not key.endswith(".title"):
+                    d.add("body", r.tp(key))
+            d.add("body", rtitle, ui[f"area.{c.area}"], ui[f"type.{c.type}"], c.area, c.type)
+            if c.rollback:
+                d.add("body", ui["change.rollback"])
+            for name, v in c.values.items():
+                d.add("ids", *_value_texts(v, lang))
+                for s in (v if isinstance(v, list) else [v]):
+                    d.idents += identifiers(s) + ([str(s).lower()] if isinstance(s, str) and _IDENT.fullmatch(str(s)) else [])
+            if c.rollback:
+                d.add("ids", *c.rollback.switches)
+                for s in c.rollback.switches:
+                    d.idents += identifiers(s)
+            if c.fix:
+                for code in (c.fix.before, c.fix.after):
+                    if code:
+                        d.add("body", code)
+                        d.idents += identifiers(code)
+            for p in c.probes:
+                if p.contains:
+                    d.idents += identifiers(p.contains)
+            for e in c.errors:
+                d.add("errors", e.message)
+                d.errors.append(e.message)
+                d.idents += identifiers(_QUOTED.sub(" ", e.message))
+            d.add("ids", c.id)
+            docs.append(d)
+
+        d = _Doc(f"releases/{rel.version}/", "release", rtitle, r.tp(f"{rel.version}.headline"), rel.version, rel.version)
+        d.add("title", rtitle, rel.version, rel.full_version)
+        d.add("body", r.tp(f"{rel.version}.headline"))
+        cnt = atlas.counts[rel.version]
+        if rel.released:
+            d.add("facts", plain("release.released"), fmt.format_day(rel.released, lang), rel.released.isoformat())
+        if rel.published_at:
+            d.add("facts", plain("release.published_at"), rel.published_at.strftime("%Y-%m-%dT%H:%M:%SZ"))
+        for name in ("commits", "contributors"):
+            n = getattr(rel, name)
+            if n is not None:
+                d.add("facts", plain(f"release.{name}"), fmt.format_number(n, lang), n)
+        d.add("facts", plain("release.changes"), cnt["all"], plain("release.breaking_count", n=cnt["breaking"]))
+        for key in by_owner[rel.version]:
+            if key != f"{rel.version}.headline":
+                d.add("body", r.tp(key))
+        for k in MATRIX_KEYS:
+            cell = getattr(rel.matrix, k)
+            if cell is not None:
+                d.add("facts", plain(f"matrix.{k}"))
+                d.add("ids", *_value_texts(cell.value, lang))
+                for s in (cell.value if isinstance(cell.value, list) else [cell.value]):
+                    d.idents += identifiers(s)
+                if cell.note:
+                    d.add("body", r.tp(f"{rel.version}.matrix.{k}.note"))
+        docs.append(d)
+
+        for q in rel.faq:
+            d = _Doc(f"faq/{rel.version}/#{q.id}", "faq", r.tp(f"{q.id}.question"), r.tp(f"{q.id}.answer"), q.id, rel.version)
+            d.add("title", d.title)
+            d.add("body", r.tp(f"{q.id}.answer"), rtitle)
+            docs.append(d)
+
+        for e in rel.events:
+            local = e.start.replace(tzinfo=zoneinfo.ZoneInfo(e.timezone))
+            title = r.tp(f"{e.id}.title")
+            when = fmt.format_moment(local, lang, e.timezone)
+            d = _Doc(f"releases/{rel.version}/#{e.id}", "event", title, f"{when} · {r.tp(f'{e.id}.summary')}", e.id, rel.version)
+            d.add("title", title, plain(f"search.kind.{e.kind}"))
+            d.add("body", r.tp(f"{e.id}.summary"), when, fmt.format_moment(local.astimezone(dt.timezone.utc), lang),
+                  local.date().isoformat(), local.strftime("%H:%M"), e.timezone, rtitle,
+                  plain("event.speakers"), plain("event.local_time"))
+            for p in e.speakers + ([e.host] if e.host else []):
+                d.add("ids", p.name, p.affiliation)
+            for key in by_owner[e.id]:
+                if ".note." in key:
+                    d.add("body", r.tp(key))
+            docs.append(d)
+    return docs
+
+
+def _attach_aliases(docs_by_lang: dict[str, list[_Doc]], atlas: Atlas) -> None:
+    problems = []
+    for a in atlas.fb.search.aliases:
+        hits = 0
+        for lang, docs in docs_by_lang.items():
+            words = a.for_lang(lang)
+            means = [set(tokens(m)) | {norm(m)} for m in a.means]
+            for d in docs:
+                hit = d.key in a.targets
+                if not hit and means:
+                    have = {t for txts in d.fields.values() for x in txts for t in tokens(x)} | set(d.idents)
+                    hit = any(norm(m) in have or (len(mt) > 1 and mt <= have) for m, mt in zip(a.means, means))
+                if hit:
+                    hits += 1
+                    d.add("aliases", *words)
+                    d.idents += [norm(w) for w in words if _IDENT.fullmatch(w)]
+        if not hits:
+            problems.append(f"{ALIASES_FILE}: {a.id}: means: no page contains any of {', '.join(a.means)}")
+    if problems:
+        raise DataError(problems)
+
+
+def _stems(lang: str):
+    if lang not in STEMMERS:
+        return lambda w: None
+    st = snowballstemmer.stemmer(STEMMERS[lang])
+    return lambda w: st.stemWord(w) if len(w) >= 4 and w.isalpha() else None
+
+
+def _index(docs: list[_Doc], lang: str, atlas: Atlas) -> dict:
+    stem = _stems(lang)
+    tf: dict[str, dict[int, dict[str, int]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
+    for i, d in enumerate(docs):
+        for fld, texts in d.fields.items():
+            for x in texts:
+                for t in tokens(x):
+                    tf[t][i][fld] += 1
+                    s = stem(t)
+                    if s:
+                        tf["~" + s][i][fld] += 1
+    n = len(docs)
+    terms = {}
+    for t, per_doc in tf.items():
+        df = len(per_doc)
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        post = []
+        for i in sorted(per_doc):
+            score = idf * sum(WEIGHTS[f] * c / (c + 1.2) for f, c in per_doc[i].items())
+            post += [i, max(1, round(score * 10))]
+        terms[t] = post
+    ids: dict[str, set[int]] = defaultdict(set)
+    for i, d in enumerate(docs):
+        for ident in d.idents:
+            for k in ident_keys(ident):
+                ids[k].add(i)
+    errors = []
+    for i, d in enumerate(docs):
+        for msg in d.errors:
+            toks, lits = normalise_error(msg, template=True)
+            errors.append([toks, sorted(set(lits)), i])
+    errors.sort(key=lambda e: (e[2], e[0]))
+    return {
+        "format": FORMAT, "lang": lang,
+        "docs": [[d.url, d.title, d.desc, d.kind, d.version] for d in docs],
+        "terms": terms,
+        "ids": {k: sorted(v) for k, v in ids.items()},
+        "errors": errors,
+        "stop": atlas.fb.search.stopwords.get(lang, []),
+        "stem": lang in STEMMERS,
+    }
+
+
+def build(atlas: Atlas) -> dict[str, dict]:
+    docs_by_lang = {lang: _docs(atlas, lang) for lang in LANGS}
+    _attach_aliases(docs_by_lang, atlas)
+    return {lang: _index(docs, lang, atlas) for lang, docs in docs_by_lang.items()}
+
+
+def dumps(index: dict) -> str:
+    return json.dumps(index, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def write(atlas: Atlas, out_dir: Path) -> dict[str, int]:
+    """Write ``<out_dir>/<lang>.json``; returns bytes per language."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sizes = {}
+    for lang, index in build(atlas).items():
+        data = dumps(index).encode("utf-8")
+        (out_dir / f"{lang}.json").write_bytes(data)
+        sizes[lang] = len(data)
+    return sizes
