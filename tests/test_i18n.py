@@ -39,17 +39,23 @@ def test_english_ui_strings_have_no_typed_numbers(factbase):
 
 
 @pytest.mark.parametrize("replacement,kinds,token", [
-    ("home.latest: 'Последний релиз: PyTorch {versoin}'", ["placeholders"], "versoin"),          # misspelt
-    ("home.latest: 'Последний релиз: PyTorch 2.15'", ["placeholders", "number"], "version"),     # typed in
-    ("home.latest: 'Последний релиз: PyTorch {version} (2.15)'", ["number"], "2.15"),            # added
+    ("home.latest: 'Последний релиз: PyTorch {versoin}'", None, "versoin"),          # misspelt: the validator stops
+    ("home.latest: 'Последний релиз: PyTorch 2.15'", None, "version"),               # typed in: the validator stops
+    ("home.latest: 'Последний релиз: PyTorch {version} (2.15)'", ["number"], "2.15"),  # added: a translation problem
 ])
 def test_a_translated_ui_string_that_disagrees_with_english_fails(data_copy, replacement, kinds, token):
-    """Translated UI strings keep the English placeholders and type no numbers (the check the
-    translation tests run over data/i18n/<lang>.yaml)."""
+    """Translated UI strings keep the English placeholders (else the validator stops the build,
+    naming file and key) and type no numbers (the check the translation tests run)."""
     ru = data_copy / "i18n" / "ru.yaml"
     text = ru.read_text(encoding="utf-8")
     assert "home.latest: 'Последний релиз: PyTorch {version}'" in text
     ru.write_text(text.replace("home.latest: 'Последний релиз: PyTorch {version}'", replacement), encoding="utf-8")
+    if kinds is None:
+        with pytest.raises(DataError) as info:
+            validate(load(data_copy))
+        assert any(p.startswith("data/i18n/ru.yaml: ") and "home.latest" in p and token in p
+                   for p in info.value.problems), info.value.problems
+        return
     found = [p for p in i18n.problems(validate(load(data_copy)), ["ru"]) if p.key == "ui:home.latest"]
     assert [p.kind for p in found] == kinds and token in found[0].detail, found
 
@@ -226,6 +232,7 @@ def _zh_prose(markdown_page: str) -> str:
     body = markdown_page.split("-->", 1)[-1]
     body = re.sub(r"<code>.*?</code>", "X", body)
     body = re.sub(r"^!!! .*$", "", body, flags=re.M)
+    body = re.sub(r'^=== ".*"$', "", body, flags=re.M)   # content-tab syntax, not prose
     body = re.sub(r"“[^”]*”", "X", body)  # a quoted locator is the source's own text, verbatim
     return html.unescape(re.sub(r"<[^>]+>", " | ", body))
 
