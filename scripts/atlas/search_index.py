@@ -27,6 +27,7 @@ Two matchers rank above prose:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 import re
@@ -330,7 +331,11 @@ def _stems(lang: str):
     if lang not in STEMMERS:
         return lambda w: None
     st = snowballstemmer.stemmer(STEMMERS[lang])
-    return lambda w: st.stemWord(w) if len(w) >= 4 and w.isalpha() else None
+
+    @functools.lru_cache(maxsize=None)          # most words repeat; stemming is most of the index's time
+    def stem(w: str) -> str | None:
+        return st.stemWord(w) if len(w) >= 4 and w.isalpha() else None
+    return stem
 
 
 def _index(docs: list[_Doc], lang: str, atlas: Atlas) -> dict:
