@@ -114,10 +114,12 @@ def browser_figures(site: Path) -> dict:
                 for name, path in PAGE_TYPES.items():
                     ctx = b.new_context()
                     pg = ctx.new_page()
-                    sizes = []
-                    pg.on("response", lambda r: sizes.append((r.request.resource_type, len(r.body()) if r.ok else 0)))
+                    responses = []
+                    pg.on("response", responses.append)
                     pg.goto(base + prefix + path, wait_until="networkidle")
-                    out[key][name] = sum(s for kind, s in sizes if kind in ("document", "stylesheet", "script"))
+                    # bodies are read while the page is open (reading them in the event handler raced ctx.close())
+                    out[key][name] = sum(len(r.body()) for r in responses
+                                         if r.ok and r.request.resource_type in ("document", "stylesheet", "script"))
                     ctx.close()
             for lang, queries in QUERIES.items():
                 ctx = b.new_context()

@@ -11,7 +11,8 @@ event (``releases/<v>/#<event-id>``). URLs are relative to the language root.
 
 Fields and weights: title, identifiers (values, switches, names in code),
 error messages, aliases (``data/search/aliases.yaml``, hidden text) and body.
-Each posting holds ``idf * sum(field weight * tf / (tf + 1.2))``, rounded.
+Each posting holds ``idf * sum(field weight * tf / (tf + k))``, rounded, with BM25's
+length normalisation ``k = 1.2 * (1 - b + b * length / average length)`` for the body.
 Words of four letters or more also index their Snowball stem (``~stem``), so
 "чекпоинты" finds "чекпоинт" and "pemeriksaan" finds "periksa"; Chinese is cut
 into character bigrams on both sides (``segment.bigrams``).
@@ -26,6 +27,7 @@ Two matchers rank above prose:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 import re
@@ -48,6 +50,7 @@ from .segment import bigrams
 FORMAT = 1
 #: facts: a release page's table (date, counts, matrix labels and values), what figure queries ask for
 WEIGHTS = {"title": 4.0, "ids": 5.0, "errors": 3.0, "facts": 3.0, "aliases": 2.5, "body": 1.0}
+B = {"body": 0.75, "facts": 0.75}    # length normalisation per field (BM25's b); 0 elsewhere
 STEMMERS = {"en": "english", "ru": "russian", "id": "indonesian"}
 DESC_LEN = 180
 
@@ -302,16 +305,18 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
 
 def _attach_aliases(docs_by_lang: dict[str, list[_Doc]], atlas: Atlas) -> None:
     problems = []
+    have = {id(d): {t for txts in d.fields.values() for x in txts for t in tokens(x)} | set(d.idents)
+            for docs in docs_by_lang.values() for d in docs}      # before any alias is added
     for a in atlas.fb.search.aliases:
         hits = 0
+        means = [set(tokens(m)) | {norm(m)} for m in a.means]
         for lang, docs in docs_by_lang.items():
             words = a.for_lang(lang)
-            means = [set(tokens(m)) | {norm(m)} for m in a.means]
             for d in docs:
                 hit = d.key in a.targets
                 if not hit and means:
-                    have = {t for txts in d.fields.values() for x in txts for t in tokens(x)} | set(d.idents)
-                    hit = any(norm(m) in have or (len(mt) > 1 and mt <= have) for m, mt in zip(a.means, means))
+                    hit = any(norm(m) in have[id(d)] or (len(mt) > 1 and mt <= have[id(d)])
+                              for m, mt in zip(a.means, means))
                 if hit:
                     hits += 1
                     d.add("aliases", *words)
@@ -326,28 +331,37 @@ def _stems(lang: str):
     if lang not in STEMMERS:
         return lambda w: None
     st = snowballstemmer.stemmer(STEMMERS[lang])
-    return lambda w: st.stemWord(w) if len(w) >= 4 and w.isalpha() else None
+
+    @functools.lru_cache(maxsize=None)          # most words repeat; stemming is most of the index's time
+    def stem(w: str) -> str | None:
+        return st.stemWord(w) if len(w) >= 4 and w.isalpha() else None
+    return stem
 
 
 def _index(docs: list[_Doc], lang: str, atlas: Atlas) -> dict:
     stem = _stems(lang)
     tf: dict[str, dict[int, dict[str, int]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
+    length: dict[tuple[int, str], int] = defaultdict(int)
     for i, d in enumerate(docs):
         for fld, texts in d.fields.items():
             for x in texts:
                 for t in tokens(x):
                     tf[t][i][fld] += 1
+                    length[i, fld] += 1
                     s = stem(t)
                     if s:
                         tf["~" + s][i][fld] += 1
     n = len(docs)
+    avg = {f: sum(v for (_, g), v in length.items() if g == f) / n for f in WEIGHTS}
+    # BM25's length normalisation per field: a word in a short FAQ answer says more than in a long page
+    k = {(i, f): 1.2 * (1 - B.get(f, 0) + B.get(f, 0) * length[i, f] / (avg[f] or 1)) for i, f in length}
     terms = {}
     for t, per_doc in tf.items():
         df = len(per_doc)
         idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
         post = []
         for i in sorted(per_doc):
-            score = idf * sum(WEIGHTS[f] * c / (c + 1.2) for f, c in per_doc[i].items())
+            score = idf * sum(WEIGHTS[f] * c / (c + k[i, f]) for f, c in per_doc[i].items())
             post += [i, max(1, round(score * 10))]
         terms[t] = post
     ids: dict[str, set[int]] = defaultdict(set)
