@@ -133,3 +133,28 @@ def test_ledger_lists_every_change(factbase):
     published = set(factbase.ledger.get("published") or [])
     missing = {c.id for c in factbase.changes()} - published
     assert not missing, f"new change ids not in data/published_ids.yaml: {sorted(missing)}; run: make publish-ids"
+
+
+def test_note_refs_and_values_are_checked(data_copy):
+    rel = data_copy / "releases" / "2.15.yaml"
+    text = rel.read_text(encoding="utf-8")
+    text = text.replace("refs: [214-rma-windows]", "refs: [214-rma-windowz]", 1)
+    text = text.replace("values: [figure.baseline]", "values: [figure.baselin]", 1)
+    rel.write_text(text, encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        validate(load(data_copy))
+    problems = info.value.problems
+    for expected in ("data/releases/2.15.yaml: 215-one-sided-transport: notes.0.refs.0: no change with id '214-rma-windowz'",
+                     "data/releases/2.15.yaml: 215-mps-qr: notes.1.values: 'figure.baselin' is not a value of this fact"):
+        assert expected in problems, "\n".join(problems)
+
+
+def test_a_removal_cannot_opt_out_of_breaking(data_copy):
+    rel = data_copy / "releases" / "2.14.yaml"
+    rel.write_text(rel.read_text(encoding="utf-8").replace("    type: removal\n    area: linalg\n",
+                                                          "    type: removal\n    breaking: false\n    area: linalg\n", 1),
+                   encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        validate(load(data_copy))
+    assert any(p.startswith("data/releases/2.14.yaml: 214-remove-cholesky: breaking: a change of type 'removal'")
+               for p in info.value.problems), "\n".join(info.value.problems)

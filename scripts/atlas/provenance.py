@@ -11,8 +11,9 @@ Two checks, both run by ``validate.py`` when the articles are on disk and by
 1. every locator occurs verbatim (whitespace folded) in its article, and each
    article still has the sha256 recorded in ``data/sources.yaml``;
 2. every value-bearing field with a citation (release counts and dates, matrix
-   cells, a change's ``values``, figures, rollback versions, error messages
-   marked ``quoted``, coverage dates, event times) is found, in some locale form (3,117 / 3.117 / 3 117; 1.5 / 1,5;
+   cells, a change's ``values``, figures and their hardware, rollback versions,
+   error messages marked ``quoted``, coverage outlets and dates, event times,
+   speakers and hosts) is found, in some locale form (3,117 / 3.117 / 3 117; 1.5 / 1,5;
    28 Oktober / 10 月 28 日 / 2 сентября), in at least one locator it cites.
    A value is exempt only when the data marks it as inferred and says how:
    a matrix cell with ``inferred: true`` and a ``note``, or a note of kind
@@ -170,7 +171,7 @@ def iter_cited_values(rel: Release) -> Iterator[Cited]:
         for name, value in c.values.items():
             yield Cited(c.id, f"values.{name}", value, tuple(c.sources), name in inferred)
         if c.figure is not None:
-            for name in ("value", "max", "baseline"):
+            for name in ("value", "max", "baseline", "hardware"):
                 value = getattr(c.figure, name)
                 if value is not None:
                     yield Cited(c.id, f"figure.{name}", value, tuple(c.sources), f"figure.{name}" in inferred)
@@ -181,6 +182,7 @@ def iter_cited_values(rel: Release) -> Iterator[Cited]:
             if e.origin == "quoted":     # the other origins say the wording is not from a source
                 yield Cited(c.id, f"errors.{i}.message", e.message, tuple(c.sources), False)
     for cov in rel.coverage:
+        yield Cited(cov.id, "outlet", cov.outlet, tuple(cov.sources), False)
         yield Cited(cov.id, "date", cov.date, tuple(cov.sources), False)
         for name, value in cov.values.items():
             yield Cited(cov.id, f"values.{name}", value, tuple(cov.sources), False)
@@ -188,6 +190,11 @@ def iter_cited_values(rel: Release) -> Iterator[Cited]:
             yield Cited(cov.id, "figure.value", cov.figure.value, tuple(cov.sources), False)
     for e in rel.events:
         yield Cited(e.id, "start", e.start, tuple(e.sources), False)
+        people = [(f"speakers.{i}", p) for i, p in enumerate(e.speakers)] + ([("host", e.host)] if e.host else [])
+        for where, person in people:
+            yield Cited(e.id, f"{where}.name", person.name, tuple(e.sources), False)
+            if person.affiliation:
+                yield Cited(e.id, f"{where}.affiliation", person.affiliation, tuple(e.sources), False)
 
 
 def _show(value: Any) -> str:
