@@ -7,17 +7,21 @@ In:  a validated ``FactBase``.
 Out: an ``Atlas``: releases newest first with their breaking changes and counts,
      the upgrade diff for every ordered pair of releases (breaking changes in
      between, matrix side by side with changed cells, dropped items, expiring
-     rollbacks, an ordered checklist), the error-message index, FAQ by release,
-     page paths per language, and the sources with what each supports.
+     rollbacks, an ordered checklist, the public API diff of the two wheels), the
+     error-message index, FAQ by release, page paths per language, the sources with what
+     each supports, and the automatic wheel checks of every change (identifiers, error
+     messages, entry points; see evidence.py).
 """
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
+from typing import Any, Optional
 
-from .evidence import probe_id, read_lock, read_wheels
+from .evidence import (Verdict, api_diff, entry_point_findings, error_verdicts, ident_verdicts, module_of,
+                       probe_id, read_claims, read_lock, read_surfaces, read_wheels, wheel_of)
 from .keys import version_key
 from .schema import MATRIX_KEYS, Change, Release, iter_cites
 from .validate import FactBase
@@ -48,6 +52,7 @@ class Upgrade:
     matrix: list[MatrixRow]
     rollbacks: list[Change]           # breaking changes whose rollback switch expires
     checklist: list[Change]
+    api_diff: Optional[dict] = None   # evidence: public API diff of the two releases' wheels (see _api_diff)
 
 
 @dataclass
@@ -64,6 +69,12 @@ class Atlas:
     cites_by_source: dict[str, list[tuple[str, str]]]   # source id -> [(fact id, locator)]
     lock: dict = field(default_factory=dict)              # data/evidence.lock.yaml
     wheels: dict = field(default_factory=dict)            # data/wheels.yaml
+    checks: dict = field(default_factory=dict)            # change id -> [Verdict] (identifiers, errors)
+    entry_point_findings: list = field(default_factory=list)   # entry points whose module is absent
+
+    def auto_checks(self, c: Change) -> list[Verdict]:
+        """The automatic wheel checks of a change: its identifiers, then its error messages."""
+        return self.checks.get(c.id, [])
 
     def evidence(self, c: Change) -> list[tuple]:
         """(probe, observed or None, status) for each probe of a change; status 'pending' if unlocked."""
@@ -76,9 +87,13 @@ class Atlas:
     def evidence_status(self, c: Change) -> str:
         """confirmed | contradicted | pending | none_speed | none_platform | none_probe"""
         rows = self.evidence(c)
-        if rows:
-            states = {s for _, _, s in rows}
-            return "contradicted" if "contradicted" in states else ("pending" if "pending" in states else "confirmed")
+        states = {s for _, _, s in rows} | {v.status for v in self.auto_checks(c)}
+        if "contradicted" in states or any(f["change"] == c.id for f in self.entry_point_findings):
+            return "contradicted"
+        if "pending" in states:
+            return "pending"
+        if "confirmed" in states:
+            return "confirmed"
         if c.figure is not None or c.type == "performance":
             return "none_speed"
         if c.area in ("rocm", "xpu", "mps"):
@@ -112,7 +127,62 @@ def _checklist_key(c: Change, rel_of: dict[str, Release]) -> tuple:
     return (_CHECK_ORDER.get(c.type, 5), _AREA_ORDER.get(c.area, 2), version_key(rel_of[c.id].version), c.id)
 
 
-def enrich(fb: FactBase) -> Atlas:
+def _api_diff(old: Release, new: Release, surfaces: dict, versions: list[str], links: dict[str, str]) -> Optional[dict]:
+    """Removed, changed and added public names between the wheels of two releases, grouped by
+    module, each linked to the change whose data names it (or None: no source mentions it)."""
+    a, b = wheel_of(old.version, versions), wheel_of(new.version, versions)
+    if a not in surfaces or b not in surfaces:
+        return None
+    sa, sb = surfaces[a][1], surfaces[b][1]
+    diff = api_diff(sa, sb)
+
+    def link(name: str, sigs: tuple[str, str] = ("", "")) -> Optional[str]:
+        parts = name.split(".")
+        for i in range(len(parts), 1, -1):
+            cid = links.get(".".join(parts[:i]))
+            if cid:
+                return cid
+        params = {p.strip("*=/ ") for s in sigs for p in s.split("(")[-1].rstrip(") raises").split(",")}
+        gone = {p.strip("*=/ ") for p in sigs[0].split("(")[-1].rstrip(") raises").split(",")} - \
+               {p.strip("*=/ ") for p in sigs[1].split("(")[-1].rstrip(") raises").split(",")}
+        for p in (gone or params):
+            if p and links.get(p):
+                return links[p]
+        return None
+
+    groups: dict[str, dict] = {}
+    for what in ("removed", "changed", "added"):
+        for item in diff[what]:
+            name = item["name"] if isinstance(item, dict) else item
+            surface = sb if what == "added" else sa
+            g = groups.setdefault(module_of(name, surface), {"removed": [], "changed": [], "added": []})
+            entry = {"name": name, "change": link(name, (item["old"], item["new"]) if isinstance(item, dict) else ("", ""))}
+            if isinstance(item, dict):
+                entry.update(old=item["old"], new=item["new"])
+            g[what].append(entry)
+    return {"old_wheel": a, "new_wheel": b, "counts": {k: len(v) for k, v in diff.items()},
+            "groups": [{"module": m, **g} for m, g in sorted(groups.items())], **diff}
+
+
+def _name_links(checks: dict[str, list[Verdict]]) -> dict[str, str]:
+    """Public name (or bare parameter/key name) -> the change whose data names it."""
+    links: dict[str, str] = {}
+    for cid, vs in sorted(checks.items()):
+        for v in vs:
+            if v.what != "ident" or v.status == "reason":
+                continue
+            for o in v.observed.values():
+                if o and o.get("name") and o.get("how") == "public":
+                    links.setdefault(o["name"], cid)
+            bare = v.value.split("(")[0].split("=")[0].lstrip("@")
+            if bare.isidentifier():
+                links.setdefault(bare, cid)
+            for m in re.findall(r"\((\w+)=", v.value):
+                links.setdefault(m, cid)
+    return links
+
+
+def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     oldest_first = fb.releases
     rel_of = {c.id: r for r in oldest_first for c in r.changes}
     upgrades = []
@@ -143,9 +213,20 @@ def enrich(fb: FactBase) -> Atlas:
     newest = list(reversed(oldest_first))
     latest = next(r for r in newest if r.released is not None)
     all_changes = [c for r in oldest_first for c in r.changes]
+    lock = read_lock() if lock is None else lock
+    wheels = read_wheels()
+    release_of = {cid: r.version for cid, r in rel_of.items()}
+    surfaces = read_surfaces(wheels.versions)
+    idv = ident_verdicts(all_changes, lock, release_of, wheels.versions, read_claims(), surfaces)
+    erv = error_verdicts(all_changes, lock, release_of, wheels.versions)
+    checks = {c.id: idv.get(c.id, []) + erv.get(c.id, []) for c in all_changes}
+    links = _name_links(checks)
+    for up in upgrades:
+        up.api_diff = _api_diff(up.old, up.new, surfaces, wheels.versions, links)
     return Atlas(
         fb=fb, releases=newest, latest=latest, change_release=rel_of, upgrades=upgrades,
         errors=errors, counts=counts,
         areas=sorted({c.area for c in all_changes}), types=sorted({c.type for c in all_changes}),
-        cites_by_source=dict(cites), lock=read_lock(), wheels=read_wheels().model_dump(),
+        cites_by_source=dict(cites), lock=lock, wheels=wheels.model_dump(),
+        checks=checks, entry_point_findings=entry_point_findings(lock, idv),
     )
