@@ -68,10 +68,10 @@ def sha256(path: Path) -> str:
 def extract(job: tuple) -> dict:
     """Everything the lock records about one wheel (runs in a worker process)."""
     version, path, sha, idents, errs = job
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     w = WheelIndex(path)
     names = w.public()
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     header = (f"# torch={version} file={Path(path).name} sha256={sha} names={len(names)}\n"
               "# Public API surface, written by scripts/evidence.py (make evidence); do not edit.\n"
               "# One name a line: indent = depth, last dotted part, tab, parameters or module/class/attr.")
@@ -81,8 +81,21 @@ def extract(job: tuple) -> dict:
         "errors": {e.key: find_error(w, e) for e in errs},
         "entry_points": entry_point_report(w),
     }
-    out["times"] = {"surface": t1 - t0, "lookups": time.perf_counter() - t1}
+    out["times"] = {"surface": t1 - t0, "lookups": time.perf_counter() - t1,
+                    "surface_cpu": c1 - c0, "lookups_cpu": time.process_time() - c1}
     return out
+
+
+def evaluate_all(fb, lock: dict, n_jobs: int) -> str:
+    """Turn every observation into verdicts and API diffs, as the site build does; timed."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    atlas = enrich(fb, lock=lock)
+    n = sum(len(atlas.auto_checks(c)) for c in fb.changes()) + len(atlas.entry_point_findings)
+    t1, c1 = time.perf_counter(), time.process_time()
+    sizes = ", ".join(f"{u.slug}: -{u.api_diff['counts']['removed']} ~{u.api_diff['counts']['changed']} "
+                      f"+{u.api_diff['counts']['added']}" for u in atlas.upgrades if u.api_diff)
+    return (f"evaluating {n} checks and {len(atlas.upgrades)} API diffs: {t1 - t0:.2f} s ({c1 - c0:.2f} s CPU); "
+            f"API diffs (removed ~changed +added): {sizes}")
 
 
 def run(verify: bool) -> int:
@@ -123,20 +136,15 @@ def run(verify: bool) -> int:
         "entry_points": {v: results[v]["entry_points"] for v in cfg.versions},
     }
     surfaces = {v: results[v]["surface"] for v in cfg.versions}
-    # evaluating every check = turning the observations into verdicts, as the site build does
-    t4 = time.perf_counter()
-    atlas = enrich(fb, lock=lock)
-    n_checks = sum(len(atlas.auto_checks(c)) for c in changes) + len(atlas.entry_point_findings)
-    t5 = time.perf_counter()
     for v in cfg.versions:
-        r = results[v]
-        print(f"torch {v}: {r['surface'].count(chr(10)) - 3} public names (surface {r['times']['surface']:.1f} s, "
-              f"lookups {r['times']['lookups']:.1f} s in its worker)")
+        tm = results[v]["times"]
+        print(f"torch {v}: {surfaces[v].count(chr(10)) - 3} public names; surface {tm['surface']:.1f} s "
+              f"({tm['surface_cpu']:.1f} s CPU), lookups {tm['lookups']:.1f} s ({tm['lookups_cpu']:.1f} s CPU)")
     print(f"{len(probes)} probes: {counts['confirmed']} confirmed, {counts['contradicted']} contradicted; "
           f"{len(idents)} identifiers, {len(errs)} error messages, "
           f"{sum(len(e) for e in lock['entry_points'].values())} entry points looked up")
     print(f"download + sha256 {t1 - t0:.1f} s, probes {t2 - t1:.1f} s, extraction (surfaces + lookups, "
-          f"3 wheels on {min(2, len(jobs))} processes) {t3 - t2:.1f} s, evaluating {n_checks} checks {t5 - t4:.2f} s")
+          f"{len(jobs)} wheels on {min(2, len(jobs))} processes) {t3 - t2:.1f} s")
     if verify:
         old = read_lock()
         problems = []
@@ -159,6 +167,7 @@ def run(verify: bool) -> int:
         if problems:
             print("run `make evidence` to rewrite the locks after reviewing the change")
             return 1
+        print(evaluate_all(fb, lock, len(jobs)))
         print("the lock files match the wheels")
         return 0
     header = "# Written by scripts/evidence.py (make evidence); do not edit. Outcomes per wheel version.\n"
@@ -168,6 +177,7 @@ def run(verify: bool) -> int:
         surface_path(v).write_text(surfaces[v], encoding="utf-8")
     size = LOCK.stat().st_size + sum(surface_path(v).stat().st_size for v in cfg.versions)
     print(f"wrote {LOCK.relative_to(ROOT)} and {len(cfg.versions)} surfaces: {size / 1e6:.2f} MB in total")
+    print(evaluate_all(fb, lock, len(jobs)))
     return 0
 
 

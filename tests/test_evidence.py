@@ -308,8 +308,9 @@ def test_data_lock_is_complete_and_matches_the_surfaces(factbase):
     checked = 0
     for key, entry in lock["identifiers"].items():
         for v, o in entry["observed"].items():
-            if o and o["how"] == "public" and entry["kind"] == "api":
-                assert o["name"] in surfaces[v][1], f"{key}: {o['name']} resolved in torch {v} but is not in its surface"
+            if entry["kind"] == "api" and entry["query"] in surfaces[v][1]:
+                # a name in a wheel's public surface must have been found public in that wheel
+                assert o and o["how"] == "public", f"{key}: {entry['query']} is in the surface of torch {v} but the lock says {o}"
                 checked += 1
     assert checked > 20
 
@@ -366,6 +367,9 @@ def test_recorded_findings_from_the_data(atlas):
     assert check("214-torch-switch.api").detail == "not_in_elsewhere"      # torch.switch is not public in 2.14.1
     assert check("214-torch-switch.api").file == "torch/_higher_order_ops/switch.py"
     assert check("214-remove-qr.old").detail == "stub"                      # torch.qr still resolves, and raises
+    assert check("214-remove-qr.error.0").status == "found"                 # so the message is the stub's
+    assert check("214-remove-qr.error.0").file == "torch/_linalg_utils.py"
+    assert check("214-profiler-use-cuda.param").file == "torch/autograd/profiler_legacy.py"   # still accepted there
     assert check("214-nccl2.backend").status == "confirmed"
     assert check("215-pipeline-per-edge-p2p.old").status == "confirmed"
     assert check("215-pipeline-per-edge-p2p.new").status == "confirmed"
@@ -382,3 +386,33 @@ def test_every_upgrade_json_carries_the_api_diff(atlas):
         for e in d["removed"] + d["changed"] + d["added"]:
             assert not any(p.startswith("_") for p in e["name"].split(".")), e
         json.dumps(body)
+
+
+def test_claims_are_judged_by_the_first_and_last_wheel(factbase):
+    """The verdict logic on the real changes with observations altered here."""
+    import copy
+
+    from atlas.evidence import error_verdicts, ident_verdicts, stub_errors
+
+    lock = copy.deepcopy(read_lock())
+    release_of = {c.id: r.version for r in factbase.releases for c in r.changes}
+    versions = list(lock["wheels"])
+    obs = lock["identifiers"]["214-nccl2.backend"]["observed"]
+    obs["2.13.0"] = {"how": "text", "file": "torch/distributed/x.py"}
+    lock["identifiers"]["215-pipeline-per-edge-p2p.old"]["observed"]["2.15.0"] = {"how": "public", "file": "torch/distributed/config.py"}
+    lock["identifiers"]["215-pipeline-memory.budget"]["observed"]["2.15.0"] = {"how": "mention", "file": "torch/y.py"}
+    v = {x.key: x for vs in ident_verdicts(factbase.changes(), lock, release_of, versions, read_claims(), {}).values() for x in vs}
+    assert (v["214-nccl2.backend"].status, v["214-nccl2.backend"].wheel, v["214-nccl2.backend"].file) == \
+        ("contradicted", "2.13.0", "torch/distributed/x.py")
+    assert v["215-pipeline-per-edge-p2p.old"].detail == "still_in"
+    assert v["215-pipeline-memory.budget"].detail == "not_in"             # a mention is not the name
+    assert v["214-py315-wheels.index"].status == "reason" and v["214-py315-wheels.index"].reason == "address"
+    # a guessed "has no attribute" message is wrong when the wheel keeps a raising stub
+    lock["errors"]["214-remove-qr.error.0"]["observed"] = {w: None for w in versions}
+    errs = error_verdicts(factbase.changes(), lock, release_of, versions)
+    e = errs["214-remove-qr"][0]
+    assert e.status == "absent" and e.kind == "wheel"
+    e.kind, e.value = "python", "AttributeError: module 'torch' has no attribute 'qr'"
+    stub = ident_verdicts(factbase.changes(), read_lock(), release_of, versions, read_claims(), {})
+    stub_errors(stub, errs)
+    assert (e.status, e.detail, e.file) == ("contradicted", "error_stub", "torch/_linalg_utils.py")

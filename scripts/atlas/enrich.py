@@ -21,7 +21,7 @@ from itertools import combinations
 from typing import Any, Optional
 
 from .evidence import (Verdict, api_diff, entry_point_findings, error_verdicts, ident_verdicts, module_of,
-                       probe_id, read_claims, read_lock, read_surfaces, read_wheels, wheel_of)
+                       probe_id, read_claims, read_lock, read_surfaces, read_wheels, stub_errors, wheel_of)
 from .keys import version_key
 from .schema import MATRIX_KEYS, Change, Release, iter_cites
 from .validate import FactBase
@@ -219,6 +219,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     surfaces = read_surfaces(wheels.versions)
     idv = ident_verdicts(all_changes, lock, release_of, wheels.versions, read_claims(), surfaces)
     erv = error_verdicts(all_changes, lock, release_of, wheels.versions)
+    stub_errors(idv, erv)
     checks = {c.id: idv.get(c.id, []) + erv.get(c.id, []) for c in all_changes}
     links = _name_links(checks)
     for up in upgrades:

@@ -12,7 +12,7 @@ import fnmatch
 import hashlib
 import json
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from email.parser import Parser
 from pathlib import Path
 from typing import Optional
@@ -212,9 +212,6 @@ def claim_roles(c, claims: dict) -> dict[str, str]:
         for k in keys:
             if k in ("old", "param") or k.startswith("old_"):
                 roles[k] = "removed"
-    for k in keys:
-        if k.startswith("removed_") and k != "removed_in":
-            roles[k] = "removed"
     if c.type == "breaking" and {"old", "new"} <= keys and all(isinstance(c.values[k], str) for k in ("old", "new")):
         roles.update(old="removed", new="added")
     for role, ks in (claims.get(c.id) or {}).items():
@@ -234,7 +231,7 @@ def _present(obs) -> bool:
 
 def _is_stub(obs, surface: dict) -> bool:
     """The name is reachable but its function only raises (a removed API kept as a stub)."""
-    return bool(obs) and obs.get("name") in surface and surface[obs["name"]].endswith(" raises")
+    return bool(obs) and (obs.get("stub") or (obs.get("name") in surface and surface[obs["name"]].endswith(" raises")))
 
 
 @dataclass
@@ -348,6 +345,16 @@ def error_verdicts(changes, lock: dict, release_of: dict, versions: list[str]) -
             d.detail = "error_standard" if e.origin == "python" else "error_absent"
         out.setdefault(e.change, []).append(d)
     return out
+
+
+def stub_errors(idv: dict[str, list[Verdict]], erv: dict[str, list[Verdict]]) -> None:
+    """A guessed "has no attribute" error is wrong when the wheel still defines the name as a
+    stub that raises: mark it contradicted, naming the stub's file (in place)."""
+    for cid, errs in erv.items():
+        stubs = [v for v in idv.get(cid, []) if v.detail == "stub"]
+        for e in errs:
+            if stubs and e.kind == "python" and "has no attribute" in e.value:
+                e.status, e.detail, e.wheel, e.file = "contradicted", "error_stub", stubs[0].wheel, stubs[0].file
 
 
 def entry_point_findings(lock: dict, idents_by_change: dict[str, list[Verdict]]) -> list[dict]:

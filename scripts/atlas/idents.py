@@ -30,7 +30,8 @@ class Ident:
     kind: Optional[str]      # api | name | constant | backend | target | kwvalue | message | None
     query: str               # what is looked up (a dotted name, an identifier, a literal)
     param: str = ""          # for calls like f(x=...): the keyword named in the value
-    reason: str = ""         # why a wheel cannot show it (kind None): a key of evidence.reason.*
+    reason: str = ""         # why a wheel cannot show it (kind None): a key of auto.reason.* in data/i18n
+    context: tuple[str, ...] = ()   # torch.* names of the same change, to qualify a bare name
 
 
 @dataclass(frozen=True)
@@ -96,11 +97,13 @@ def classify(value: str) -> tuple[Optional[str], str, str, str]:
 def identifiers(changes) -> list[Ident]:
     out = []
     for c in changes:
+        context = tuple(sorted({classify(x)[1] for v in c.values.values() for x in (v if isinstance(v, list) else [v])
+                                if isinstance(x, str) and classify(x)[0] == "api"}))
         for k, v in c.values.items():
             items = v if isinstance(v, list) else [v]
             # in a list such as [torch.mps.Stream, current_stream()], bare names share the module
             mods = {q.rsplit(".", 1)[0] for q in (classify(x)[1] for x in items if isinstance(x, str)
-                                                   and classify(x)[0] == "api")}
+                                                   and classify(x)[0] == "api")} - {"torch"}
             for i, x in enumerate(items):
                 key = f"{c.id}.{k}" + (f".{i}" if isinstance(v, list) else "")
                 if not isinstance(x, str):
@@ -109,7 +112,7 @@ def identifiers(changes) -> list[Ident]:
                 kind, query, param, reason = classify(x)
                 if kind == "name" and "." not in query and len(mods) == 1 and query[:1].islower():
                     kind, query = "api", f"{next(iter(mods))}.{query}"
-                out.append(Ident(key, c.id, k, x, kind, query, param, reason))
+                out.append(Ident(key, c.id, k, x, kind, query, param, reason, context))
         if c.rollback:
             for i, x in enumerate(c.rollback.switches):
                 kind, query, param, reason = classify(x)

@@ -134,11 +134,26 @@ class WheelIndex:
                 return self.file_at(i)
             start = i + 1
 
-    def find_lib(self, needles: list[bytes], libs=LIBS, strings_only: bool = True) -> Optional[str]:
+    def find_lib(self, needles: list[bytes], libs=LIBS, strings_only: bool = True, whole: str = "") -> Optional[str]:
+        """The first library whose strings contain every needle; ``whole="string"`` asks for a
+        complete C string, ``whole="word"`` for a word (no letter, digit or _ around it)."""
         for lib in libs:
             data = self.lib(lib, strings_only)
-            if data and all(n in data for n in needles):
+            if not data or not all(n in data for n in needles):
+                continue
+            if not whole:
                 return lib
+            n, start = needles[0], 0
+            for _ in range(2000):
+                i = data.find(n, start)
+                if i < 0:
+                    break
+                before, after = data[i - 1:i], data[i + len(n):i + len(n) + 1]
+                if whole == "string" and before == b"\0" and after == b"\0":
+                    return lib
+                if whole == "word" and not (before.isalnum() or before == b"_") and not (after.isalnum() or after == b"_"):
+                    return lib
+                start = i + 1
         return None
 
     def find_definition(self, last: str) -> Optional[str]:
@@ -181,7 +196,10 @@ def find_ident(w: WheelIndex, ident: Ident) -> Optional[dict]:
     if kind == "api":
         r = w.surface.resolve(q)
         if r and not (ident.param and ident.param not in r["sig"] and not w.surface.resolve(f"{q}.{ident.param}")):
-            return _found("public" if r["public"] else "private", r["file"], q)
+            found = _found("public" if r["public"] else "private", r["file"], q)
+            if r["sig"].endswith(" raises"):
+                found["stub"] = True      # kept only to raise an error: a removed API
+            return found
         where = w.find_definition(q.rsplit(".", 1)[-1])
         return {"how": "elsewhere", "file": where} if where else None
     if kind == "target":     # GPU code for a target is in the CUDA library, not only its name
@@ -189,7 +207,10 @@ def find_ident(w: WheelIndex, ident: Ident) -> Optional[dict]:
         return _found("library", lib) if lib else None
     if kind == "message":
         exc, frags = template(q)
-        return find_error(w, ErrorRef(ident.key, ident.change, q, "", exc, frags))
+        found = find_error(w, ErrorRef(ident.key, ident.change, q, "", exc, frags))
+        if found and found.get("partial"):
+            found["how"] = "mention"      # worded differently: not this message
+        return found
     if kind == "constant":
         f = w.find_text(q)
         if f:
@@ -203,7 +224,7 @@ def find_ident(w: WheelIndex, ident: Ident) -> Optional[dict]:
         f = w.find_text(q, quoted=True)
         if f:
             return _found("text", f)
-        lib = w.find_lib([q.encode()])
+        lib = w.find_lib([q.encode()], whole="string")
         return _found("library", lib) if lib else None
     if kind == "kwvalue":
         for q_ in ('"', "'"):
@@ -221,6 +242,11 @@ def find_ident(w: WheelIndex, ident: Ident) -> Optional[dict]:
     if kind == "name":
         parts = q.split(".")
         last = parts[-1]
+        # qualified by a module the same change names (Transport.read_stream in torch.distributed._transport)
+        for ctx in ident.context:
+            r = w.surface.resolve(f"{ctx}.{q}")
+            if r and not (ident.param and ident.param not in r["sig"]):
+                return _found("public" if r["public"] else "private", r["file"], f"{ctx}.{q}")
         # a public name ending with the dotted query (Transport.read_stream, ProcessGroupNCCL.Options.lazy_init)
         for n in sorted(w.by_last().get(last, []), key=lambda n: (n.count("."), n)):
             if n.endswith("." + q):
@@ -240,11 +266,12 @@ def find_ident(w: WheelIndex, ident: Ident) -> Optional[dict]:
                     r = w.surface.resolve(n)
                     return _found("parameter", r["file"] if r else "", n)
         needle = ident.param or last
+        weak = len(parts) > 1 or bool(ident.param)   # only a word match of part of the name
         f = w.find_text(needle)
-        if f:      # for a dotted name, a word match of its last part is only a mention
-            return _found("text" if len(parts) == 1 else "mention", f)
-        lib = w.find_lib([needle.encode()])
-        return _found("library", lib) if lib else None
+        if f:
+            return _found("mention" if weak else "text", f)
+        lib = w.find_lib([needle.encode()], whole="word")
+        return _found("mention" if weak else "library", lib) if lib else None
     return None
 
 
@@ -307,14 +334,24 @@ def find_error(w: WheelIndex, e: ErrorRef) -> Optional[dict]:
                     found["wheel_text"] = (f"{exc}: " if exc else "") + n
                     if all(fr in n for fr in frags):
                         return found
-                    if e.origin in ("quoted", "wheel", ""):   # a standard Python message is not torch's
+                    same_exc = not e.exception or e.exception.split(".")[-1] == exc
+                    if e.origin in ("quoted", "wheel", "") and same_exc:   # a standard Python message is not torch's
                         partial = partial or {**found, "partial": True}
         elif all(fr in _norm(w.file_text(f)) for fr in frags):
             return _found("text", f)
     if partial:
         return partial
     lib = w.find_lib([fr.encode() for fr in frags])
-    return _found("library", lib) if lib else None
+    if lib:
+        return _found("library", lib)
+    # a message quoted with a concrete value at its end ("... the namespace triton"):
+    # C++ builds it from a literal prefix, so look for the prefix without the last word
+    head = frags[0].rsplit(" ", 1)[0]
+    if head != frags[0] and len(head) >= 30:
+        lib = w.find_lib([head.encode()])
+        if lib:
+            return {**_found("library", lib), "without_last_word": True}
+    return None
 
 
 def entry_point_report(w: WheelIndex) -> dict[str, dict]:
