@@ -221,7 +221,11 @@ def test_api_diff_collapses_removed_modules_and_compares_parameters():
     d = api_diff(old, new)
     assert d["removed"] == ["torch.foo"]
     assert d["added"] == ["torch.g"]
-    assert d["changed"] == [{"name": "torch.f", "old": "(x, y=)", "new": "(x, *, y=)"}]
+    assert d["changed"] == [{"name": "torch.f", "old": "(x, y=)", "new": "(x, *, y=)", "params_added": [], "params_removed": []}]
+    twice = api_diff({"torch.a.f": "(x)", "torch.b.f": "(x)", "torch.g": "(x) | (x, y=)"},
+                     {"torch.a.f": "(x, z=)", "torch.b.f": "(x, z=)", "torch.g": "(x)"})
+    assert twice["changed"] == [{"name": "torch.a.f", "old": "(x)", "new": "(x, z=)", "params_added": ["z"], "params_removed": []},
+                                {"name": "torch.g", "old": "(x) | (x, y=)", "new": "(x)", "params_added": [], "params_removed": ["y"]}]
 
 
 @pytest.mark.parametrize("value,kind,query", [
@@ -374,6 +378,19 @@ def test_recorded_findings_from_the_data(atlas):
     assert check("215-pipeline-per-edge-p2p.old").status == "confirmed"
     assert check("215-pipeline-per-edge-p2p.new").status == "confirmed"
     assert any(f["entry"] == "torch.distributed.backends:nccl4py" and f["wheel"] == "2.15.0" for f in atlas.entry_point_findings)
+
+
+def test_api_diff_links_only_changes_of_the_upgrade(atlas):
+    by_slug = {u.slug: u.api_diff for u in atlas.upgrades}
+    def linked(slug):
+        return {e["name"]: e["change"] for g in by_slug[slug]["groups"] for w in ("removed", "changed") for e in g[w]}
+    assert linked("2.13-to-2.14")["torch.qr"] == "214-remove-qr"
+    assert linked("2.13-to-2.14")["torch.profiler.profile"] == "214-profiler-use-cuda"       # use_cuda left its signature
+    assert linked("2.14-to-2.15")["torch.distributed.config.pipeline_per_direction_p2p"] == "215-pipeline-per-edge-p2p"
+    for slug in by_slug:
+        steps = {c.id for u in atlas.upgrades if u.slug == slug for r in u.steps for c in r.changes}
+        assert {cid for cid in linked(slug).values() if cid} <= steps, slug
+    assert None in linked("2.14-to-2.15").values()        # "not mentioned by any source" happens
 
 
 def test_every_upgrade_json_carries_the_api_diff(atlas):

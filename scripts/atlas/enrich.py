@@ -127,7 +127,13 @@ def _checklist_key(c: Change, rel_of: dict[str, Release]) -> tuple:
     return (_CHECK_ORDER.get(c.type, 5), _AREA_ORDER.get(c.area, 2), version_key(rel_of[c.id].version), c.id)
 
 
-def _api_diff(old: Release, new: Release, surfaces: dict, versions: list[str], links: dict[str, str]) -> Optional[dict]:
+def oldest_between(old: Release, new: Release, releases: list[Release]) -> list[Release]:
+    """The releases an upgrade from ``old`` to ``new`` goes through (after old, up to new)."""
+    return [r for r in releases if version_key(old.version) < version_key(r.version) <= version_key(new.version)]
+
+
+def _api_diff(old: Release, new: Release, surfaces: dict, versions: list[str], links: dict[str, list[tuple[str, bool]]],
+              surfaces_releases: list[Release]) -> Optional[dict]:
     """Removed, changed and added public names between the wheels of two releases, grouped by
     module, each linked to the change whose data names it (or None: no source mentions it)."""
     a, b = wheel_of(old.version, versions), wheel_of(new.version, versions)
@@ -136,19 +142,20 @@ def _api_diff(old: Release, new: Release, surfaces: dict, versions: list[str], l
     sa, sb = surfaces[a][1], surfaces[b][1]
     diff = api_diff(sa, sb)
 
-    def link(name: str, sigs: tuple[str, str] = ("", "")) -> Optional[str]:
+    in_steps = {c.id for r in oldest_between(old, new, surfaces_releases) for c in r.changes}
+
+    def first(key: str, strong_only: bool = False) -> Optional[str]:
+        return next((cid for cid, strong in links.get(key, []) if cid in in_steps and (strong or not strong_only)), None)
+
+    def link(name: str, changed_params: Optional[list[str]]) -> Optional[str]:
+        """A removed name: the change naming it (or its class/module). A changed signature:
+        the change naming a parameter that changed, or claiming the function itself."""
         parts = name.split(".")
         for i in range(len(parts), 1, -1):
-            cid = links.get(".".join(parts[:i]))
+            cid = first(".".join(parts[:i]), strong_only=changed_params is not None)
             if cid:
                 return cid
-        params = {p.strip("*=/ ") for s in sigs for p in s.split("(")[-1].rstrip(") raises").split(",")}
-        gone = {p.strip("*=/ ") for p in sigs[0].split("(")[-1].rstrip(") raises").split(",")} - \
-               {p.strip("*=/ ") for p in sigs[1].split("(")[-1].rstrip(") raises").split(",")}
-        for p in (gone or params):
-            if p and links.get(p):
-                return links[p]
-        return None
+        return next((first(p) for p in changed_params or [] if first(p)), None)
 
     groups: dict[str, dict] = {}
     for what in ("removed", "changed", "added"):
@@ -156,30 +163,38 @@ def _api_diff(old: Release, new: Release, surfaces: dict, versions: list[str], l
             name = item["name"] if isinstance(item, dict) else item
             surface = sb if what == "added" else sa
             g = groups.setdefault(module_of(name, surface), {"removed": [], "changed": [], "added": []})
-            entry = {"name": name, "change": link(name, (item["old"], item["new"]) if isinstance(item, dict) else ("", ""))}
+            changed_params = item["params_added"] + item["params_removed"] if isinstance(item, dict) else None
+            entry = {"name": name, "change": link(name, changed_params)}
             if isinstance(item, dict):
-                entry.update(old=item["old"], new=item["new"])
+                entry.update({k: v for k, v in item.items() if k != "name"})
             g[what].append(entry)
     return {"old_wheel": a, "new_wheel": b, "counts": {k: len(v) for k, v in diff.items()},
             "groups": [{"module": m, **g} for m, g in sorted(groups.items())], **diff}
 
 
-def _name_links(checks: dict[str, list[Verdict]]) -> dict[str, str]:
-    """Public name (or bare parameter/key name) -> the change whose data names it."""
-    links: dict[str, str] = {}
+#: Change types that explain a public API difference (a feature that merely uses a name does not).
+_EXPLAINS = {"removal", "breaking", "behavior", "deprecation"}
+
+
+def _name_links(checks: dict[str, list[Verdict]], types: dict[str, str]) -> dict[str, list[tuple[str, bool]]]:
+    """Public name, or a bare parameter/key name, -> the changes that explain a difference in it:
+    a public name named by a change that claims it was added or removed or by a removal,
+    breaking or behaviour change; a bare parameter or key only from a claim or a removal."""
+    links: dict[str, list[tuple[str, bool]]] = defaultdict(list)
     for cid, vs in sorted(checks.items()):
         for v in vs:
-            if v.what != "ident" or v.status == "reason":
+            if v.what != "ident" or v.status == "reason" or not (v.role or types[cid] in _EXPLAINS):
                 continue
+            strong = bool(v.role) or types[cid] == "removal"     # the change is about this very name
             for o in v.observed.values():
-                if o and o.get("name") and o.get("how") == "public":
-                    links.setdefault(o["name"], cid)
-            bare = v.value.split("(")[0].split("=")[0].lstrip("@")
-            if bare.isidentifier():
-                links.setdefault(bare, cid)
-            for m in re.findall(r"\((\w+)=", v.value):
-                links.setdefault(m, cid)
-    return links
+                if o and o.get("name") and o.get("how") in ("public", "private") and (cid, strong) not in links[o["name"]]:
+                    links[o["name"]].append((cid, strong))
+            if v.kind in ("name", "kwvalue") and strong:
+                bare = v.value.split("(")[0].split("=")[0].lstrip("@")
+                for key in ([bare] if bare.isidentifier() else []) + re.findall(r"\((\w+)=", v.value):
+                    if (cid, strong) not in links[key]:
+                        links[key].append((cid, strong))
+    return dict(links)
 
 
 def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
@@ -187,7 +202,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     rel_of = {c.id: r for r in oldest_first for c in r.changes}
     upgrades = []
     for old, new in combinations(oldest_first, 2):
-        steps = [r for r in oldest_first if version_key(old.version) < version_key(r.version) <= version_key(new.version)]
+        steps = oldest_between(old, new, oldest_first)
         breaking = [c for r in steps for c in r.changes if c.is_breaking]
         rollbacks = [c for c in breaking if c.rollback is not None]
         upgrades.append(Upgrade(
@@ -221,9 +236,9 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     erv = error_verdicts(all_changes, lock, release_of, wheels.versions)
     stub_errors(idv, erv)
     checks = {c.id: idv.get(c.id, []) + erv.get(c.id, []) for c in all_changes}
-    links = _name_links(checks)
+    links = _name_links(checks, {c.id: c.type for c in all_changes})
     for up in upgrades:
-        up.api_diff = _api_diff(up.old, up.new, surfaces, wheels.versions, links)
+        up.api_diff = _api_diff(up.old, up.new, surfaces, wheels.versions, links, oldest_first)
     return Atlas(
         fb=fb, releases=newest, latest=latest, change_release=rel_of, upgrades=upgrades,
         errors=errors, counts=counts,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import re
 import json
 import zipfile
 from dataclasses import dataclass
@@ -389,9 +390,28 @@ def api_diff(old: dict[str, str], new: dict[str, str]) -> dict[str, list]:
     def callable_(sig: str) -> bool:
         return sig.startswith("(") or sig.startswith("class (")
 
-    changed = sorted(n for n in set(old) & set(new) if old[n] != new[n] and callable_(old[n]) and callable_(new[n]))
-    return {"added": added, "removed": removed,
-            "changed": [{"name": n, "old": old[n], "new": new[n]} for n in changed]}
+    changed = sorted((n for n in set(old) & set(new) if old[n] != new[n] and callable_(old[n]) and callable_(new[n])),
+                     key=lambda n: (n.count("."), n))
+    seen, items = set(), []
+    for n in changed:        # one object re-exported by several modules is listed once
+        key = (n.rsplit(".", 1)[-1], old[n], new[n])
+        if key not in seen:
+            seen.add(key)
+            a, b = params(old[n]), params(new[n])
+            items.append({"name": n, "old": old[n], "new": new[n],
+                          "params_added": [p for p in b if p not in a], "params_removed": [p for p in a if p not in b]})
+    return {"added": added, "removed": removed, "changed": sorted(items, key=lambda d: d["name"])}
+
+
+def params(sig: str) -> list[str]:
+    """Parameter names of every overload in a signature written by surface.py."""
+    out = []
+    for m in re.finditer(r"\(([^()]*)\)", sig):
+        for p in m.group(1).split(","):
+            p = p.strip().strip("*=")
+            if p and p != "/" and p not in out:
+                out.append(p)
+    return out
 
 
 def module_of(name: str, surface: dict[str, str]) -> str:
