@@ -279,10 +279,10 @@ def ident_verdicts(changes, lock: dict, release_of: dict, versions: list[str], c
         prev = versions[versions.index(rel) - 1] if rel and versions.index(rel) > 0 else None
         d = Verdict(ident.key, "ident", ident.value, ident.kind, role, "", obs,
                     first=have[0] if have else "", last=have[-1] if have else "")
-        if not obs:
-            d.status = d.detail = "pending"
-        elif rel is None:
+        if rel is None:
             d.status, d.reason, d.detail = "reason", "no_wheel", "reason.no_wheel"
+        elif not obs:
+            d.status = d.detail = "pending"
         elif role == "added":
             if prev and _present(obs.get(prev)):
                 d.status, d.wheel, d.detail = "contradicted", prev, "already_in"
@@ -329,10 +329,10 @@ def error_verdicts(changes, lock: dict, release_of: dict, versions: list[str]) -
             d.status, d.reason, d.detail = "reason", "pip", "reason.pip"
         elif not searchable(e.fragments):
             d.status, d.reason, d.detail = "reason", "short", "reason.short"
-        elif not obs:
-            d.status = d.detail = "pending"
         elif rel is None:
             d.status, d.reason, d.detail = "reason", "no_wheel", "reason.no_wheel"
+        elif not obs:
+            d.status = d.detail = "pending"
         elif o and not o.get("partial"):
             d.status, d.file, d.detail = "found", o["file"], "error_found"
             wt = o.get("wheel_text", "")
@@ -395,23 +395,33 @@ def api_diff(old: dict[str, str], new: dict[str, str]) -> dict[str, list]:
     seen, items = set(), []
     for n in changed:        # one object re-exported by several modules is listed once
         key = (n.rsplit(".", 1)[-1], old[n], new[n])
+        a, b = params(old[n]), params(new[n])
+        if strip_private(old[n]) == strip_private(new[n]):
+            continue         # only a private (_x) parameter changed
         if key not in seen:
             seen.add(key)
-            a, b = params(old[n]), params(new[n])
             items.append({"name": n, "old": old[n], "new": new[n],
                           "params_added": [p for p in b if p not in a], "params_removed": [p for p in a if p not in b]})
     return {"added": added, "removed": removed, "changed": sorted(items, key=lambda d: d["name"])}
 
 
 def params(sig: str) -> list[str]:
-    """Parameter names of every overload in a signature written by surface.py."""
+    """Public parameter names of every overload in a signature written by surface.py."""
     out = []
     for m in re.finditer(r"\(([^()]*)\)", sig):
         for p in m.group(1).split(","):
             p = p.strip().strip("*=")
-            if p and p != "/" and p not in out:
+            if p and p != "/" and not p.startswith("_") and p not in out:
                 out.append(p)
     return out
+
+
+def strip_private(sig: str) -> str:
+    """A signature without its private (``_x``) parameters."""
+    def one(m: re.Match) -> str:
+        kept = [p for p in m.group(1).split(", ") if not p.lstrip("*").startswith("_")]
+        return "(" + ", ".join(kept) + ")"
+    return re.sub(r"\(([^()]*)\)", one, sig)
 
 
 def module_of(name: str, surface: dict[str, str]) -> str:
