@@ -35,8 +35,31 @@ def index_text(text: str) -> str:
     return " ".join(bigrams(m.group(0)) for m in _HAN.finditer(text))
 
 
+_IGNORED = re.compile(r"<(\w+)\b[^>]*\bdata-pagefind-ignore\b[^>]*>")
+
+
+def drop_ignored(html: str) -> str:
+    """``html`` without the elements marked ``data-pagefind-ignore`` (nesting counted), which
+    Pagefind leaves out of the index, so their Chinese must stay out of the copy too."""
+    out, pos = [], 0
+    for m in _IGNORED.finditer(html):
+        if m.start() < pos:
+            continue
+        tag, depth, i = m.group(1), 1, m.end()
+        opener, closer = re.compile(rf"<{tag}\b"), f"</{tag}>"
+        while depth and i < len(html):
+            c = html.find(closer, i)
+            if c < 0:
+                c = len(html)
+            depth += len(opener.findall(html, i, c)) - 1
+            i = c + len(closer)
+        out.append(html[pos:m.start()])
+        pos = min(i, len(html))
+    return "".join(out) + html[pos:]
+
+
 def segment(html: str) -> str:
-    copy = _SKIP.sub("", html)                     # tables, code and link texts stay visible-only
+    copy = _SKIP.sub("", drop_ignored(html))       # tables, code and link texts stay visible-only
     copy = _ATTRS.sub(lambda m: f"<{m.group(1)}>", copy)   # no duplicate ids
     copy = _TEXT.sub(lambda m: ">" + index_text(m.group(1)) + "<", ">" + copy + "<")[1:-1]
     for _ in range(3):
