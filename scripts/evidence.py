@@ -189,7 +189,7 @@ def check() -> int:
     if problems:
         print("the lock files are out of date with the data; run: make evidence")
         return 1
-    print("the lock file matches the probes")
+    print("the lock files match the data (probes, identifiers, error messages, surfaces)")
     return 0
 
 
