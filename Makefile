@@ -52,10 +52,10 @@ stale: $(STAMP) ## list translations whose English text changed since they were 
 publish-ids: $(STAMP) ## add new change ids to the ledger of permanent URLs
 	$(BIN)/python scripts/publish_ids.py
 
-evidence: $(STAMP) ## check the probes against the torch wheels on PyPI and rewrite data/evidence.lock.yaml
+evidence: $(STAMP) ## read the torch wheels from PyPI: API surfaces, every name and message in data/, probes; rewrite the locks
 	$(BIN)/python scripts/evidence.py
 
-evidence-verify: $(STAMP) ## re-check the wheels; fail if any outcome differs from the lock file (CI)
+evidence-verify: $(STAMP) ## re-extract everything from the wheels; fail on any difference from the locks (CI)
 	$(BIN)/python scripts/evidence.py --verify
 
 bench: $(STAMP) ## measure build time, page weight and sizes (results go in README)

@@ -1,12 +1,15 @@
-"""Verify facts against the released torch wheels and write the lock file.
+"""Verify facts against the released torch wheels and write the lock files.
 
-    python scripts/evidence.py            # download missing wheels, evaluate every probe, write the lock
-    python scripts/evidence.py --verify   # same, but fail if any outcome differs from the lock (CI)
-    python scripts/evidence.py --check    # no download: fail if the lock does not match the probes
+    python scripts/evidence.py            # download missing wheels, extract and check everything, write the locks
+    python scripts/evidence.py --verify   # same, but fail on any difference from the locks (CI)
+    python scripts/evidence.py --check    # no download: fail if the locks do not match the data
 
-In:  the probes in data/releases/*.yaml and the wheel list in data/wheels.yaml.
-Out: data/evidence.lock.yaml (wheel file names, sizes, sha256; each probe's outcome per
-     wheel and whether it confirms or contradicts the sources). Wheels are cached in
+In:  data/releases/*.yaml (probes, every identifier value, every error message),
+     data/wheels.yaml (which wheels).
+Out: data/evidence.lock.yaml (wheel file names, sizes, sha256; each probe's outcome; where each
+     wheel has each identifier and error message; each entry point and whether its module is in
+     the wheel) and data/evidence/surface-<version>.txt (the public API surface of each wheel,
+     keyed by its sha256, see atlas/surface.py). Wheels are cached in
      $ATLAS_WHEEL_CACHE (default .cache/wheels) and fetched from PyPI with
      `pip --isolated download --no-deps`, so a machine-wide pip constraint or mirror does
      not change which file is read. Every message names the command that fixes it.
@@ -25,8 +28,12 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from atlas.enrich import enrich  # noqa: E402
 from atlas.evidence import (LOCK, Wheel, evaluate, lock_problems, probe_hash, probe_id,  # noqa: E402
-                            read_lock, read_wheels, status_of)
+                            read_lock, read_wheels, status_of, surface_path)
+from atlas.idents import errors, identifiers  # noqa: E402
+from atlas.scan import WheelIndex, entry_point_report, find_error, find_ident  # noqa: E402
+from atlas.surface import write_surface  # noqa: E402
 from atlas import cli  # noqa: E402
 from atlas.cli import UsageError  # noqa: E402
 from atlas.load import ROOT, load  # noqa: E402
@@ -70,12 +77,48 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def extract(job: tuple) -> dict:
+    """Everything the lock records about one wheel (runs in a worker process)."""
+    version, path, sha, idents, errs = job
+    t0, c0 = time.perf_counter(), time.process_time()
+    w = WheelIndex(path)
+    names = w.public()
+    t1, c1 = time.perf_counter(), time.process_time()
+    header = (f"# torch={version} file={Path(path).name} sha256={sha} names={len(names)}\n"
+              "# Public API surface, written by scripts/evidence.py (make evidence); do not edit.\n"
+              "# One name a line: indent = depth, last dotted part, tab, parameters or module/class/attr.")
+    out = {
+        "surface": write_surface(names, header),
+        "identifiers": {i.key: find_ident(w, i) for i in idents},
+        "errors": {e.key: find_error(w, e) for e in errs},
+        "entry_points": entry_point_report(w),
+    }
+    out["times"] = {"surface": t1 - t0, "lookups": time.perf_counter() - t1,
+                    "surface_cpu": c1 - c0, "lookups_cpu": time.process_time() - c1}
+    return out
+
+
+def evaluate_all(fb, lock: dict, n_jobs: int) -> str:
+    """Turn every observation into verdicts and API diffs, as the site build does; timed."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    atlas = enrich(fb, lock=lock)
+    n = sum(len(atlas.auto_checks(c)) for c in fb.changes()) + len(atlas.entry_point_findings)
+    t1, c1 = time.perf_counter(), time.process_time()
+    sizes = ", ".join(f"{u.slug}: -{u.api_diff['counts']['removed']} ~{u.api_diff['counts']['changed']} "
+                      f"+{u.api_diff['counts']['added']}" for u in atlas.upgrades if u.api_diff)
+    return (f"evaluating {n} checks and {len(atlas.upgrades)} API diffs: {t1 - t0:.2f} s ({c1 - c0:.2f} s CPU); "
+            f"API diffs (removed ~changed +added): {sizes}")
+
+
 def run(verify: bool) -> int:
+    from multiprocessing import Pool
+
     fb = validate(load())
     cfg = fb.wheels or read_wheels()
     changes = fb.changes()
     t0 = time.perf_counter()
     paths = {v: fetch(v, cfg) for v in cfg.versions}
+    shas = {v: sha256(p) for v, p in paths.items()}
     t1 = time.perf_counter()
     wheels = {v: Wheel(p) for v, p in paths.items()}
     probes, counts = {}, {"confirmed": 0, "contradicted": 0}
@@ -85,31 +128,68 @@ def run(verify: bool) -> int:
             status = status_of(p, observed)
             counts[status] += 1
             probes[probe_id(c.id, i)] = {"hash": probe_hash(p), "observed": observed, "status": status}
+    wheels.clear()
     t2 = time.perf_counter()
+    idents = [i for i in identifiers(changes) if i.kind]
+    errs = errors(changes)
+    jobs = [(v, str(paths[v]), shas[v], idents, errs) for v in cfg.versions]
+    with Pool(min(2, len(jobs))) as pool:
+        results = dict(zip(cfg.versions, pool.map(extract, jobs)))
+    t3 = time.perf_counter()
     lock = {
-        "wheels": {v: {"file": p.name, "size": p.stat().st_size, "sha256": sha256(p)} for v, p in paths.items()},
+        "wheels": {v: {"file": p.name, "size": p.stat().st_size, "sha256": shas[v]} for v, p in paths.items()},
         "probes": dict(sorted(probes.items())),
+        "identifiers": {i.key: {"value": i.value, "kind": i.kind, "query": i.query,
+                                "observed": {v: results[v]["identifiers"][i.key] for v in cfg.versions}}
+                        for i in sorted(idents, key=lambda i: i.key)},
+        "errors": {e.key: {"message": e.message,
+                           "observed": {v: results[v]["errors"][e.key] for v in cfg.versions}}
+                   for e in sorted(errs, key=lambda e: e.key)},
+        "entry_points": {v: results[v]["entry_points"] for v in cfg.versions},
     }
+    surfaces = {v: results[v]["surface"] for v in cfg.versions}
+    for v in cfg.versions:
+        tm = results[v]["times"]
+        print(f"torch {v}: {surfaces[v].count(chr(10)) - 3} public names; surface {tm['surface']:.1f} s "
+              f"({tm['surface_cpu']:.1f} s CPU), lookups {tm['lookups']:.1f} s ({tm['lookups_cpu']:.1f} s CPU)")
     print(f"{len(probes)} probes: {counts['confirmed']} confirmed, {counts['contradicted']} contradicted; "
-          f"download {t1 - t0:.1f} s, evaluation {t2 - t1:.1f} s")
+          f"{len(idents)} identifiers, {len(errs)} error messages, "
+          f"{sum(len(e) for e in lock['entry_points'].values())} entry points looked up")
+    print(f"download + sha256 {t1 - t0:.1f} s, probes {t2 - t1:.1f} s, extraction (surfaces + lookups, "
+          f"{len(jobs)} wheels on {min(2, len(jobs))} processes) {t3 - t2:.1f} s")
     if verify:
         old = read_lock()
-        diff = [k for k in set(old.get("probes", {})) | set(probes)
-                if (old.get("probes", {}).get(k) or {}).get("observed") != (probes.get(k) or {}).get("observed")]
-        wheel_diff = [v for v in lock["wheels"] if (old.get("wheels", {}).get(v) or {}).get("sha256") != lock["wheels"][v]["sha256"]]
-        if diff or wheel_diff:
-            for k in sorted(diff):
-                print(f"outcome changed: {k}: lock {old.get('probes', {}).get(k, {}).get('observed')} "
-                      f"-> wheel {probes.get(k, {}).get('observed')}")
-            for v in wheel_diff:
-                print(f"wheel changed: torch {v} sha256 differs from the lock")
-            print("run `make evidence` to rewrite data/evidence.lock.yaml after reviewing the change")
+        problems = []
+        for section in ("probes", "identifiers", "errors"):
+            for k in sorted(set(old.get(section) or {}) | set(lock[section])):
+                a = ((old.get(section) or {}).get(k) or {}).get("observed")
+                b = (lock[section].get(k) or {}).get("observed")
+                if a != b:
+                    problems.append(f"{section} {k}: lock {a} -> wheels {b}")
+        if (old.get("entry_points") or {}) != lock["entry_points"]:
+            problems.append("entry points differ from the lock")
+        for v in cfg.versions:
+            if (old.get("wheels", {}).get(v) or {}).get("sha256") != lock["wheels"][v]["sha256"]:
+                problems.append(f"wheel changed: torch {v} sha256 differs from the lock")
+            p = surface_path(v)
+            if not p.exists() or p.read_text(encoding="utf-8") != surfaces[v]:
+                problems.append(f"surface of torch {v} differs from {p.relative_to(ROOT)}")
+        for p in problems:
+            print(p)
+        if problems:
+            print("run `make evidence` to rewrite the locks after reviewing the change")
             return 1
-        print("the lock file matches the wheels")
+        print(evaluate_all(fb, lock, len(jobs)))
+        print("the lock files match the wheels")
         return 0
     header = "# Written by scripts/evidence.py (make evidence); do not edit. Outcomes per wheel version.\n"
-    LOCK.write_text(header + yaml.safe_dump(lock, sort_keys=False), encoding="utf-8")
-    print(f"wrote {LOCK.relative_to(ROOT)}")
+    LOCK.write_text(header + yaml.safe_dump(lock, sort_keys=False, allow_unicode=True, width=200), encoding="utf-8")
+    for v in cfg.versions:
+        surface_path(v).parent.mkdir(parents=True, exist_ok=True)
+        surface_path(v).write_text(surfaces[v], encoding="utf-8")
+    size = LOCK.stat().st_size + sum(surface_path(v).stat().st_size for v in cfg.versions)
+    print(f"wrote {LOCK.relative_to(ROOT)} and {len(cfg.versions)} surfaces: {size / 1e6:.2f} MB in total")
+    print(evaluate_all(fb, lock, len(jobs)))
     return 0
 
 
@@ -119,9 +199,9 @@ def check() -> int:
     for p in problems:
         print(p)
     if problems:
-        print("the lock file is out of date with the probes; run: make evidence")
+        print("the lock files are out of date with the data; run: make evidence")
         return 1
-    print("the lock file matches the probes")
+    print("the lock files match the data (probes, identifiers, error messages, surfaces)")
     return 0
 
 

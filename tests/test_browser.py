@@ -65,7 +65,7 @@ SEARCH_CASES = [
     ("en", "CheckpointException: too many values to unpack (expected 5)", "215-dcp-strides"),
     ("en", "ImportError: torch can only be initialized once per process", "215-import-once"),
     ("en", "Expected tensor on cuda:X but found tensor on cuda:Y", "215-nccl-device-binding"),
-    ("en", "AttributeError: module 'torch' has no attribute 'cholesky'", "214-remove-cholesky"),
+    ("en", "RuntimeError: This function was deprecated since version 1.9 and is now removed. `torch.cholesky` is deprecated", "214-remove-cholesky"),
     ("en", "acc_policy balanced", "214-acc-policy-balanced"),
     ("en", "float8_e4m3fn", "215-mps-fp8"),
     ("en", "nested tensors", "215-weights-only-nested"),

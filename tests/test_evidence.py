@@ -94,3 +94,353 @@ def test_known_contradictions_are_recorded(factbase):
     assert lock["215-import-once.probe.0"]["status"] == "confirmed"
     assert lock["215-nccl-lazy.probe.1"]["observed"] == {"2.14.1": True, "2.15.0": True}   # registered before 2.15
     assert lock["214-sm107-rubin.probe.0"]["status"] == "contradicted"   # no sm_107 code in the PyPI wheel
+
+
+# --------------------------------------------------------------------------------------------
+# Automatic checks from the data: the surface resolver on a small wheel built here, the
+# identifier classifier, error templates, the lock's staleness, and the recorded findings.
+
+import json  # noqa: E402
+
+from atlas import api  # noqa: E402
+from atlas.evidence import (SURFACES, api_diff, claim_roles, data_lock_problems, read_claims,  # noqa: E402
+                            read_surfaces, surface_path)
+from atlas.idents import classify, identifiers, template  # noqa: E402
+from atlas.scan import WheelIndex, entry_point_report, find_error, find_ident  # noqa: E402
+from atlas.surface import Surface, read_surface, write_surface  # noqa: E402
+
+MINI = {
+    "torch/__init__.py": (
+        "from torch._C import *\n"
+        "from torch._higher_order_ops import cond as cond\n"
+        "from torch import linalg as linalg\n"
+        "from torch._tensor import Tensor\n"
+        "from torch._linalg_utils import cholesky\n"
+        "__all__ = ['cond', 'Tensor']\n"
+        "__all__.extend(['e'])\n"
+        "e = 2.718\n"
+        "for __name in dir(_C._VariableFunctions):\n"
+        "    if __name.startswith('__'):\n"
+        "        continue\n"
+        "    __obj = getattr(_C._VariableFunctions, __name)\n"
+        "    globals()[__name] = __obj\n"
+        "def _hidden(): pass\n"
+        "if True:\n"
+        "    raise ImportError('`torch` can only be initialized once per process, so this module '\n"
+        "                      'cannot be imported again.')\n"),
+    "torch/_C/__init__.pyi": (
+        "from torch._C._VariableFunctions import *\n"
+        "class TensorBase:\n"
+        "    def record_stream(self, s: Stream) -> None: ...\n"
+        "    @property\n"
+        "    def grad(self): ...\n"
+        "class Generator: ...\n"),
+    "torch/_C/_VariableFunctions.pyi": (
+        "from typing import overload\n"
+        "@overload\n"
+        "def qr(input, some: bool = True, *, out=None): ...\n"
+        "@overload\n"
+        "def qr(input, *, out): ...\n"
+        "def _private_op(x): ...\n"),
+    "torch/_C/_distributed_c10d.pyi": (
+        "class Backend:\n"
+        "    class Options:\n"
+        "        timeout: int\n"
+        "class ProcessGroupNCCL(Backend):\n"
+        "    class Options(Backend.Options):\n"
+        "        lazy_init: bool\n"
+        "        def __init__(self, is_high_priority_stream: bool = False) -> None: ...\n"),
+    "torch/_tensor.py": "import torch\nclass Tensor(torch._C.TensorBase):\n    def numpy(self, *, force=False): ...\n",
+    "torch/_linalg_utils.py": "def cholesky(input, upper=False, *, out=None):\n    msg = 'gone'\n    raise RuntimeError(msg)\n",
+    "torch/_higher_order_ops/__init__.py": "from .cond import cond\nfrom .switch import switch\n__all__ = ['cond', 'switch']\n",
+    "torch/_higher_order_ops/cond.py": "def cond(pred, true_fn, false_fn, operands=()): ...\n",
+    "torch/_higher_order_ops/switch.py": "def switch(index, branches, operands): ...\n",
+    "torch/linalg/__init__.py": (
+        "from torch._C import _add_docstr, _linalg\n"
+        "qr = _add_docstr(_linalg.linalg_qr, r'''\nqr(A, mode='reduced', *, out=None) -> (Tensor, Tensor)\n\nQR.''')\n"),
+    "torch/distributed/__init__.py": "from torch._C._distributed_c10d import ProcessGroupNCCL, Backend\n",
+    "torch/distributed/config.py": "pipeline_per_edge_p2p: bool = False\n",
+    "torch/distributed/_watchdog.py": "def watch(): ...\n",
+    "torch/mps/__init__.py": "from .streams import current_stream, Stream\n__all__ = ['current_stream', 'Stream']\n",
+    "torch/mps/streams.py": "class Stream:\n    def __init__(self, device=None, *, priority=0): ...\n    def query(self): ...\ndef current_stream(device=None): ...\n",
+    "torch-9.9.0.dist-info/entry_points.txt": (
+        "[torch.distributed.backends]\nnccl-lazy = torch.distributed.distributed_c10d:_register\n"
+        "[console_scripts]\ntorchrun = torch.distributed.run:main\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def mini_surface():
+    return Surface({k: v.encode() for k, v in MINI.items()})
+
+
+@pytest.mark.parametrize("name,public,sig", [
+    ("torch.switch", None, None),                                        # only a private module defines it
+    ("torch._higher_order_ops.switch", False, "(index, branches, operands)"),
+    ("torch.cond", True, "(pred, true_fn, false_fn, operands=)"),
+    ("torch.linalg.qr", True, "(A, mode=, *, out=)"),                   # from the _add_docstr docstring
+    ("torch.qr", True, "(input, *, out) | (input, some=, *, out=)"),     # dir() loop over a stub, overloads
+    ("torch._private_op", False, "(x)"),
+    ("torch.mps.current_stream", True, "(device=)"),
+    ("torch.mps.Stream", True, "class (device=, *, priority=)"),
+    ("torch.mps.Stream.query", True, "()"),
+    ("torch.distributed.ProcessGroupNCCL.Options.lazy_init", True, "attr"),
+    ("torch.distributed.ProcessGroupNCCL.Options.timeout", True, "attr"),   # inherited from a nested base
+    ("torch.distributed.ProcessGroupNCCL.Options.missing", None, None),
+    ("torch.Tensor.record_stream", True, "(s)"),                        # through torch._C.TensorBase
+    ("torch.Tensor.grad", True, "attr"),                                 # a property
+    ("torch.cholesky", True, "(input, upper=, *, out=) raises"),         # a removed API's stub
+    ("torch.distributed._watchdog", False, "module"),
+    ("torch.distributed.config.pipeline_per_direction_p2p", None, None),
+    ("numpy.array", None, None),
+])
+def test_surface_resolves_dotted_names(mini_surface, name, public, sig):
+    r = mini_surface.resolve(name)
+    if public is None:
+        assert r is None, r
+    else:
+        assert r is not None, name
+        assert (r["public"], r["sig"]) == (public, sig)
+
+
+def test_public_surface_lists_public_names_only(mini_surface):
+    names = mini_surface.public()
+    assert {"torch.qr", "torch.cond", "torch.Tensor", "torch.Tensor.record_stream", "torch.Tensor.numpy",
+            "torch.e", "torch.linalg.qr", "torch.mps.Stream.query", "torch.distributed.config.pipeline_per_edge_p2p"} <= set(names)
+    assert not [n for n in names if any(p.startswith("_") for p in n.split("."))]
+    assert "torch.switch" not in names
+    text = write_surface(names, "# torch=9.9.0 sha256=abc")
+    head, back = read_surface(text)
+    assert back == names and head == {"torch": "9.9.0", "sha256": "abc"}
+
+
+def test_api_diff_collapses_removed_modules_and_compares_parameters():
+    old = {"torch": "module", "torch.foo": "module", "torch.foo.a": "(x)", "torch.foo.b": "attr",
+           "torch.f": "(x, y=)", "torch.C": "class (a)", "torch.k": "attr"}
+    new = {"torch": "module", "torch.f": "(x, *, y=)", "torch.C": "class (a)", "torch.k": "class", "torch.g": "()"}
+    d = api_diff(old, new)
+    assert d["removed"] == ["torch.foo"]
+    assert d["added"] == ["torch.g"]
+    assert d["changed"] == [{"name": "torch.f", "old": "(x, y=)", "new": "(x, *, y=)", "params_added": [], "params_removed": []}]
+    twice = api_diff({"torch.a.f": "(x)", "torch.b.f": "(x)", "torch.g": "(x) | (x, y=)"},
+                     {"torch.a.f": "(x, z=)", "torch.b.f": "(x, z=)", "torch.g": "(x)"})
+    assert twice["changed"] == [{"name": "torch.a.f", "old": "(x)", "new": "(x, z=)", "params_added": ["z"], "params_removed": []},
+                                {"name": "torch.g", "old": "(x) | (x, y=)", "new": "(x)", "params_added": [], "params_removed": ["y"]}]
+
+
+@pytest.mark.parametrize("value,kind,query", [
+    ("torch.linalg.qr", "api", "torch.linalg.qr"),
+    ("dist.get_backend_impl()", "api", "torch.distributed.get_backend_impl"),
+    ("F.scaled_dot_product_attention", "api", "torch.nn.functional.scaled_dot_product_attention"),
+    ("@compile_fn", "name", "compile_fn"),
+    ("Options.lazy_init", "name", "Options.lazy_init"),
+    ("TORCH_NCCL_BLOCKING_WAIT=1", "constant", "TORCH_NCCL_BLOCKING_WAIT"),
+    ("gloo-lazy", "backend", "gloo-lazy"),
+    ('backend="nccl-legacy"', "backend", "nccl-legacy"),
+    ('mode="fast"', "kwvalue", "mode"),
+    ("sm_120", "target", "sm_120"),
+    ("RuntimeError: CUDA error: device-side assert triggered", "message", "RuntimeError: CUDA error: device-side assert triggered"),
+    ("3.12", None, ""), ("cu128", None, ""), ("gfx942", None, ""), ("https://x.org/", None, ""),
+    ("importlib.import_module(m)", None, ""), ("-O3", None, ""), ("nccl (rewritten)", None, ""),
+])
+def test_classify_values(value, kind, query):
+    k, q, _, reason = classify(value)
+    assert (k, q) == (kind, query)
+    assert (reason == "") == (kind is not None)
+
+
+def test_error_template_placeholders():
+    exc, frags = template("RuntimeError: Expected tensor on cuda:X but found {dtype} on <device> ...")
+    assert exc == "RuntimeError"
+    assert frags == ("Expected tensor on cuda:", "but found", "on")[:2]
+
+
+@pytest.fixture(scope="module")
+def mini_index(tmp_path_factory):
+    path = tmp_path_factory.mktemp("wheel") / "torch-9.9.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(path, "w") as z:
+        for k, v in MINI.items():
+            z.writestr(k, v)
+        z.writestr("torch/lib/libtorch_cpu.so", b"\x00junk\x00Only a single TORCH_LIBRARY can be used to register the namespace \x00")
+    return WheelIndex(path)
+
+
+def test_error_messages_are_found_as_templates(mini_index):
+    from atlas.idents import ErrorRef
+
+    def ref(msg, origin="quoted"):
+        exc, frags = template(msg)
+        return ErrorRef("x.error.0", "x", msg, origin, exc, frags)
+
+    hit = find_error(mini_index, ref("ImportError: `torch` can only be initialized once per process, so this module cannot be imported again."))
+    assert hit["file"] == "torch/__init__.py" and not hit.get("partial")
+    assert hit["wheel_text"].startswith("ImportError: `torch` can only")
+    differs = find_error(mini_index, ref("ImportError: `torch` can only be initialized once per process, full stop."))
+    assert differs["partial"] and "cannot be imported again" in differs["wheel_text"]
+    lib = find_error(mini_index, ref("Only a single TORCH_LIBRARY can be used to register the namespace {ns}"))
+    assert lib == {"how": "library", "file": "torch/lib/libtorch_cpu.so"}
+    assert find_error(mini_index, ref("AttributeError: module 'torch' has no attribute 'qr'", "python")) is None
+
+
+def test_entry_points_whose_module_is_missing(mini_index):
+    report = entry_point_report(mini_index)
+    assert report["console_scripts:torchrun"]["module_present"] is False
+    assert report["torch.distributed.backends:nccl-lazy"]["module_present"] is False
+
+
+def test_identifiers_are_looked_up_where_they_live(mini_index):
+    from atlas.idents import Ident
+
+    def look(value):
+        kind, q, param, reason = classify(value)
+        return find_ident(mini_index, Ident("x.v", "x", "v", value, kind, q, param, reason))
+
+    assert look("torch.switch") == {"how": "elsewhere", "file": "torch/_higher_order_ops/switch.py"}
+    assert look("ProcessGroupNCCL.Options.lazy_init")["name"] == "torch.distributed.ProcessGroupNCCL.Options.lazy_init"
+    assert look("nccl-lazy")["how"] == "entry_point"
+    assert look("pipeline_per_edge_p2p")["how"] == "public"
+    assert look("pipeline_per_direction_p2p") is None
+    assert look("Stream(priority=...)")["name"] == "torch.mps.Stream"
+    assert look("Stream(color=...)") is None or look("Stream(color=...)")["how"] != "public"
+
+
+def test_data_lock_is_complete_and_matches_the_surfaces(factbase):
+    lock = read_lock()
+    assert data_lock_problems(factbase.changes(), lock) == []
+    surfaces = read_surfaces(lock["wheels"])
+    assert set(surfaces) == set(lock["wheels"])
+    checked = 0
+    for key, entry in lock["identifiers"].items():
+        for v, o in entry["observed"].items():
+            if entry["kind"] == "api" and entry["query"] in surfaces[v][1]:
+                # a name in a wheel's public surface must have been found public in that wheel
+                assert o and o["how"] == "public", f"{key}: {entry['query']} is in the surface of torch {v} but the lock says {o}"
+                checked += 1
+    assert checked > 20
+
+
+def test_a_new_identifier_in_the_data_makes_the_lock_stale(data_copy):
+    rel = data_copy / "releases" / "2.15.yaml"
+    rel.write_text(rel.read_text(encoding="utf-8").replace(
+        "      budget: max_outstanding_sends\n", "      budget: max_outstanding_sends\n      extra: torch.mps.brand_new_api\n"),
+        encoding="utf-8")
+    fb = validate(load(data_copy))
+    problems = data_lock_problems(fb.changes(), read_lock())
+    assert problems == ["215-pipeline-memory.extra: identifier 'torch.mps.brand_new_api' has no verdict in the lock file"]
+
+
+def test_a_surface_from_another_wheel_is_stale(factbase, tmp_path):
+    lock = read_lock()
+    for v in lock["wheels"]:
+        text = surface_path(v).read_text(encoding="utf-8")
+        (tmp_path / f"surface-{v}.txt").write_text(text.replace(lock["wheels"][v]["sha256"], "0" * 64) if v == "2.14.1" else text,
+                                                   encoding="utf-8")
+    problems = data_lock_problems(factbase.changes(), lock, surfaces_dir=tmp_path)
+    assert len(problems) == 1 and problems[0].startswith("torch 2.14.1: surface-2.14.1.txt was extracted from another wheel")
+
+
+def test_claims_name_existing_values(factbase):
+    changes = {c.id: c for c in factbase.changes()}
+    for cid, roles in read_claims().items():
+        assert cid in changes, f"data/claims.yaml: {cid} is not a change"
+        for role, keys in roles.items():
+            assert role in ("added", "removed"), f"data/claims.yaml: {cid}: unknown claim {role}"
+            for k in keys:
+                assert k in changes[cid].values, f"data/claims.yaml: {cid}: {k} is not a value of the change"
+    assert claim_roles(changes["215-pipeline-per-edge-p2p"], {}) == {"old": "removed", "new": "added"}
+
+
+def test_every_named_thing_has_a_verdict_or_a_reason(atlas):
+    for r in atlas.releases:
+        for c in r.changes:
+            if not any(isinstance(v, str) for v in c.values.values()) and not c.errors:
+                continue
+            checks = atlas.auto_checks(c)
+            assert checks, c.id
+            for v in checks:
+                assert v.status != "pending", f"{v.key}: not looked up"
+                assert v.status != "reason" or v.reason, v.key
+
+
+def test_recorded_findings_from_the_data(atlas):
+    """What the automatic checks found in the wheels (see README, Evidence)."""
+    def check(key):
+        cid = key.split(".")[0]
+        return next(v for v in atlas.auto_checks(atlas.change(cid)) if v.key == key)
+
+    assert check("214-torch-switch.api").detail == "not_in_elsewhere"      # torch.switch is not public in 2.14.1
+    assert check("214-torch-switch.api").file == "torch/_higher_order_ops/switch.py"
+    assert check("214-remove-qr.old").detail == "stub"                      # torch.qr still resolves, and raises
+    assert check("214-remove-qr.error.0").status == "found"                 # so the message is the stub's
+    assert check("214-remove-qr.error.0").file == "torch/_linalg_utils.py"
+    assert check("214-profiler-use-cuda.param").file == "torch/autograd/profiler_legacy.py"   # still accepted there
+    assert check("214-nccl2.backend").status == "confirmed"
+    assert check("215-pipeline-per-edge-p2p.old").status == "confirmed"
+    assert check("215-pipeline-per-edge-p2p.new").status == "confirmed"
+    assert any(f["entry"] == "torch.distributed.backends:nccl4py" and f["wheel"] == "2.15.0" for f in atlas.entry_point_findings)
+
+
+def test_api_diff_links_only_changes_of_the_upgrade(atlas):
+    by_slug = {u.slug: u.api_diff for u in atlas.upgrades}
+    def linked(slug):
+        return {e["name"]: e["change"] for g in by_slug[slug]["groups"] for w in ("removed", "changed") for e in g[w]}
+    assert linked("2.13-to-2.14")["torch.qr"] == "214-remove-qr"
+    assert linked("2.13-to-2.14")["torch.profiler.profile"] == "214-profiler-use-cuda"       # use_cuda left its signature
+    assert linked("2.14-to-2.15")["torch.distributed.config.pipeline_per_direction_p2p"] == "215-pipeline-per-edge-p2p"
+    for slug in by_slug:
+        steps = {c.id for u in atlas.upgrades if u.slug == slug for r in u.steps for c in r.changes}
+        assert {cid for cid in linked(slug).values() if cid} <= steps, slug
+    assert None in linked("2.14-to-2.15").values()        # "not mentioned by any source" happens
+
+
+def test_every_upgrade_json_carries_the_api_diff(atlas):
+    files = api.build(atlas)
+    for up in atlas.upgrades:
+        body = files[f"upgrades/{up.slug}.json"]
+        d = body["api_diff"]
+        assert set(d) >= {"added", "removed", "changed"}
+        assert d["removed"] or d["changed"] or d["added"], up.slug
+        for e in d["removed"] + d["changed"] + d["added"]:
+            assert not any(p.startswith("_") for p in e["name"].split(".")), e
+        json.dumps(body)
+
+
+def test_claims_are_judged_by_the_first_and_last_wheel(factbase):
+    """The verdict logic on the real changes with observations altered here."""
+    import copy
+
+    from atlas.evidence import error_verdicts, ident_verdicts, stub_errors
+
+    lock = copy.deepcopy(read_lock())
+    release_of = {c.id: r.version for r in factbase.releases for c in r.changes}
+    versions = list(lock["wheels"])
+    obs = lock["identifiers"]["214-nccl2.backend"]["observed"]
+    obs["2.13.0"] = {"how": "text", "file": "torch/distributed/x.py"}
+    lock["identifiers"]["215-pipeline-per-edge-p2p.old"]["observed"]["2.15.0"] = {"how": "public", "file": "torch/distributed/config.py"}
+    lock["identifiers"]["215-pipeline-memory.budget"]["observed"]["2.15.0"] = {"how": "mention", "file": "torch/y.py"}
+    v = {x.key: x for vs in ident_verdicts(factbase.changes(), lock, release_of, versions, read_claims(), {}).values() for x in vs}
+    assert (v["214-nccl2.backend"].status, v["214-nccl2.backend"].wheel, v["214-nccl2.backend"].file) == \
+        ("contradicted", "2.13.0", "torch/distributed/x.py")
+    assert v["215-pipeline-per-edge-p2p.old"].detail == "still_in"
+    assert v["215-pipeline-memory.budget"].detail == "not_in"             # a mention is not the name
+    assert v["214-py315-wheels.index"].status == "reason" and v["214-py315-wheels.index"].reason == "address"
+    # a guessed "has no attribute" message is wrong when the wheel keeps a raising stub
+    lock["errors"]["214-remove-qr.error.0"]["observed"] = {w: None for w in versions}
+    errs = error_verdicts(factbase.changes(), lock, release_of, versions)
+    e = errs["214-remove-qr"][0]
+    assert e.status == "absent" and e.kind == "wheel"
+    e.kind, e.value = "python", "AttributeError: module 'torch' has no attribute 'qr'"
+    stub = ident_verdicts(factbase.changes(), read_lock(), release_of, versions, read_claims(), {})
+    stub_errors(stub, errs)
+    assert (e.status, e.detail, e.file) == ("contradicted", "error_stub", "torch/_linalg_utils.py")
+
+
+def test_chinese_index_copy_leaves_out_what_pagefind_ignores():
+    """The evidence blocks are data-pagefind-ignore; their Chinese must not reach the bigram copy."""
+    from atlas.segment import segment
+
+    html = ('<h1>分布式检查点</h1><div data-pagefind-ignore><div><p>自动检查</p></div><p>根据数据</p></div>'
+            '<p>显存不足</p>')
+    copy = segment(html).split('class="atlas-search-index">', 1)[1]
+    assert "分布" in copy and "显存" in copy
+    assert "自动" not in copy and "数据" not in copy

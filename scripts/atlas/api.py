@@ -57,6 +57,26 @@ def _texts(atlas: Atlas, prefix: str) -> dict[str, dict[str, str]]:
     return out
 
 
+def _auto_check(v) -> dict[str, Any]:
+    """One automatic wheel check of a change (evidence.Verdict) for changes.json."""
+    return {"key": v.key, "what": v.what, "value": v.value, "kind": v.kind, "claim": v.role or None,
+            "status": v.status, "reason": v.reason or None, "wheel": v.wheel or None, "file": v.file or None,
+            "wheel_text" if v.what == "error" else "resolved_name": v.name or None,
+            "observed": {w: (o.get("how") if o else None) for w, o in sorted(v.observed.items())}}
+
+
+def _api_diff(d) -> Any:
+    """An upgrade's public API diff: added and removed names, changed signatures, each linked."""
+    if d is None:
+        return None
+    out: dict[str, list] = {"added": [], "removed": [], "changed": []}
+    for g in d["groups"]:
+        for what in out:
+            out[what] += [{**e, "module": g["module"]} for e in g[what]]
+    return {"from_wheel": d["old_wheel"], "to_wheel": d["new_wheel"],
+            **{k: sorted(v, key=lambda e: e["name"]) for k, v in out.items()}}
+
+
 def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
     releases, changes, faq = [], [], []
     for rel in atlas.releases:
@@ -77,6 +97,7 @@ def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
                 "status": atlas.evidence_status(c),
                 "checks": [{"probe": _plain(p.model_dump()), "observed": obs, "status": st}
                            for p, obs, st in atlas.evidence(c)],
+                "from_data": [_auto_check(v) for v in atlas.auto_checks(c)],
             }
             d.pop("probes", None)
             d.update(release=rel.version, breaking=c.is_breaking, text=_texts(atlas, f"{c.id}."),
@@ -99,6 +120,7 @@ def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
                         "to": _plain(r.new.value) if r.new else None, "changed": r.changed,
                         "dropped": _plain(r.dropped), "added": _plain(r.added)} for r in up.matrix],
             "urls": {lang: url_for(lang, f"upgrade/{up.slug}/") for lang in LANGS},
+            "api_diff": _api_diff(up.api_diff),
         }
     files = ["releases.json", "changes.json", "faq.json", "errors.json"] + [f"upgrades/{s}.json" for s in upgrades]
     out = {

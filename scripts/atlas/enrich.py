@@ -7,17 +7,21 @@ In:  a validated ``FactBase``.
 Out: an ``Atlas``: releases newest first with their breaking changes and counts,
      the upgrade diff for every ordered pair of releases (breaking changes in
      between, matrix side by side with changed cells, dropped items, expiring
-     rollbacks, an ordered checklist), the error-message index, FAQ by release,
-     page paths per language, and the sources with what each supports.
+     rollbacks, an ordered checklist, the public API diff of the two wheels), the
+     error-message index, FAQ by release, page paths per language, the sources with what
+     each supports, and the automatic wheel checks of every change (identifiers, error
+     messages, entry points; see evidence.py).
 """
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
+from typing import Any, Optional
 
-from .evidence import probe_id
+from .evidence import (Verdict, api_diff, entry_point_findings, error_verdicts, ident_verdicts, module_of,
+                       probe_id, read_claims, read_surfaces, read_wheels, stub_errors, wheel_of)
 from .keys import version_key
 from .schema import MATRIX_KEYS, Change, Release, iter_cites
 from .validate import FactBase
@@ -48,6 +52,7 @@ class Upgrade:
     matrix: list[MatrixRow]
     rollbacks: list[Change]           # breaking changes whose rollback switch expires
     checklist: list[Change]
+    api_diff: Optional[dict] = None   # evidence: public API diff of the two releases' wheels (see _api_diff)
 
 
 @dataclass
@@ -64,6 +69,12 @@ class Atlas:
     cites_by_source: dict[str, list[tuple[str, str]]]   # source id -> [(fact id, locator)]
     lock: dict = field(default_factory=dict)              # data/evidence.lock.yaml
     wheels: dict = field(default_factory=dict)            # data/wheels.yaml
+    checks: dict = field(default_factory=dict)            # change id -> [Verdict] (identifiers, errors)
+    entry_point_findings: list = field(default_factory=list)   # entry points whose module is absent
+
+    def auto_checks(self, c: Change) -> list[Verdict]:
+        """The automatic wheel checks of a change: its identifiers, then its error messages."""
+        return self.checks.get(c.id, [])
 
     def evidence(self, c: Change) -> list[tuple]:
         """(probe, observed or None, status) for each probe of a change; status 'pending' if unlocked."""
@@ -76,9 +87,13 @@ class Atlas:
     def evidence_status(self, c: Change) -> str:
         """confirmed | contradicted | pending | none_speed | none_platform | none_probe"""
         rows = self.evidence(c)
-        if rows:
-            states = {s for _, _, s in rows}
-            return "contradicted" if "contradicted" in states else ("pending" if "pending" in states else "confirmed")
+        states = {s for _, _, s in rows} | {v.status for v in self.auto_checks(c)}
+        if "contradicted" in states or any(f["change"] == c.id for f in self.entry_point_findings):
+            return "contradicted"
+        if "pending" in states:
+            return "pending"
+        if "confirmed" in states:
+            return "confirmed"
         if c.figure is not None or c.type == "performance":
             return "none_speed"
         if c.area in ("rocm", "xpu", "mps"):
@@ -113,12 +128,82 @@ def _checklist_key(c: Change, rel_of: dict[str, Release]) -> tuple:
     return (_CHECK_ORDER.get(c.type, 5), _AREA_ORDER.get(c.area, 2), version_key(rel_of[c.id].version), c.id)
 
 
-def enrich(fb: FactBase) -> Atlas:
+def oldest_between(old: Release, new: Release, releases: list[Release]) -> list[Release]:
+    """The releases an upgrade from ``old`` to ``new`` goes through (after old, up to new)."""
+    return [r for r in releases if version_key(old.version) < version_key(r.version) <= version_key(new.version)]
+
+
+def _api_diff(old: Release, new: Release, surfaces: dict, versions: list[str], links: dict[str, list[tuple[str, bool]]],
+              surfaces_releases: list[Release]) -> Optional[dict]:
+    """Removed, changed and added public names between the wheels of two releases, grouped by
+    module, each linked to the change whose data names it (or None: no source mentions it)."""
+    a, b = wheel_of(old.version, versions), wheel_of(new.version, versions)
+    if a not in surfaces or b not in surfaces:
+        return None
+    sa, sb = surfaces[a][1], surfaces[b][1]
+    diff = api_diff(sa, sb)
+
+    in_steps = {c.id for r in oldest_between(old, new, surfaces_releases) for c in r.changes}
+
+    def first(key: str, strong_only: bool = False) -> Optional[str]:
+        return next((cid for cid, strong in links.get(key, []) if cid in in_steps and (strong or not strong_only)), None)
+
+    def link(name: str, changed_params: Optional[list[str]]) -> Optional[str]:
+        """A removed name: the change naming it (or its class/module). A changed signature:
+        the change naming a parameter that changed, or claiming the function itself."""
+        parts = name.split(".")
+        for i in range(len(parts), 1, -1):
+            cid = first(".".join(parts[:i]), strong_only=changed_params is not None)
+            if cid:
+                return cid
+        return next((first(p) for p in changed_params or [] if first(p)), None)
+
+    groups: dict[str, dict] = {}
+    for what in ("removed", "changed", "added"):
+        for item in diff[what]:
+            name = item["name"] if isinstance(item, dict) else item
+            surface = sb if what == "added" else sa
+            g = groups.setdefault(module_of(name, surface), {"removed": [], "changed": [], "added": []})
+            changed_params = item["params_added"] + item["params_removed"] if isinstance(item, dict) else None
+            entry = {"name": name, "change": link(name, changed_params)}
+            if isinstance(item, dict):
+                entry.update({k: v for k, v in item.items() if k != "name"})
+            g[what].append(entry)
+    return {"old_wheel": a, "new_wheel": b, "counts": {k: len(v) for k, v in diff.items()},
+            "groups": [{"module": m, **g} for m, g in sorted(groups.items())], **diff}
+
+
+#: Change types that explain a public API difference (a feature that merely uses a name does not).
+_EXPLAINS = {"removal", "breaking", "behavior", "deprecation"}
+
+
+def _name_links(checks: dict[str, list[Verdict]], types: dict[str, str]) -> dict[str, list[tuple[str, bool]]]:
+    """Public name, or a bare parameter/key name, -> the changes that explain a difference in it:
+    a public name named by a change that claims it was added or removed or by a removal,
+    breaking or behaviour change; a bare parameter or key only from a claim or a removal."""
+    links: dict[str, list[tuple[str, bool]]] = defaultdict(list)
+    for cid, vs in sorted(checks.items()):
+        for v in vs:
+            if v.what != "ident" or v.status == "reason" or not (v.role or types[cid] in _EXPLAINS):
+                continue
+            strong = bool(v.role) or types[cid] == "removal"     # the change is about this very name
+            for o in v.observed.values():
+                if o and o.get("name") and o.get("how") in ("public", "private") and (cid, strong) not in links[o["name"]]:
+                    links[o["name"]].append((cid, strong))
+            if v.kind in ("name", "kwvalue") and strong:
+                bare = v.value.split("(")[0].split("=")[0].lstrip("@")
+                for key in ([bare] if bare.isidentifier() else []) + re.findall(r"\((\w+)=", v.value):
+                    if (cid, strong) not in links[key]:
+                        links[key].append((cid, strong))
+    return dict(links)
+
+
+def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     oldest_first = fb.releases
     rel_of = {c.id: r for r in oldest_first for c in r.changes}
     upgrades = []
     for old, new in combinations(oldest_first, 2):
-        steps = [r for r in oldest_first if version_key(old.version) < version_key(r.version) <= version_key(new.version)]
+        steps = oldest_between(old, new, oldest_first)
         breaking = [c for r in steps for c in r.changes if c.is_breaking]
         rollbacks = [c for c in breaking if c.rollback is not None]
         upgrades.append(Upgrade(
@@ -144,9 +229,21 @@ def enrich(fb: FactBase) -> Atlas:
     newest = list(reversed(oldest_first))
     latest = next(r for r in newest if r.released is not None)
     all_changes = [c for r in oldest_first for c in r.changes]
+    lock = fb.lock if lock is None else lock
+    wheels = fb.wheels or read_wheels()
+    release_of = {cid: r.version for cid, r in rel_of.items()}
+    surfaces = read_surfaces(wheels.versions)
+    idv = ident_verdicts(all_changes, lock, release_of, wheels.versions, read_claims(), surfaces)
+    erv = error_verdicts(all_changes, lock, release_of, wheels.versions)
+    stub_errors(idv, erv)
+    checks = {c.id: idv.get(c.id, []) + erv.get(c.id, []) for c in all_changes}
+    links = _name_links(checks, {c.id: c.type for c in all_changes})
+    for up in upgrades:
+        up.api_diff = _api_diff(up.old, up.new, surfaces, wheels.versions, links, oldest_first)
     return Atlas(
         fb=fb, releases=newest, latest=latest, change_release=rel_of, upgrades=upgrades,
         errors=errors, counts=counts,
         areas=sorted({c.area for c in all_changes}), types=sorted({c.type for c in all_changes}),
-        cites_by_source=dict(cites), lock=fb.lock, wheels=fb.wheels.model_dump() if fb.wheels else {},
+        cites_by_source=dict(cites), lock=lock, wheels=wheels.model_dump(),
+        checks=checks, entry_point_findings=entry_point_findings(lock, idv),
     )

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import re
 import json
 import zipfile
 from email.parser import Parser
 from pathlib import Path
+from typing import Optional
 
 import yaml
 
@@ -118,4 +120,307 @@ def lock_problems(changes, lock: dict) -> list[str]:
                 out.append(f"{pid}: observed versions differ from the probe's")
     for pid in set(lock.get("probes", {})) - seen:
         out.append(f"{pid}: in the lock file but no longer a probe")
+    return out + data_lock_problems(changes, lock)
+
+
+def data_lock_problems(changes, lock: dict, surfaces_dir: Optional[Path] = None) -> list[str]:
+    """Why the lock's identifier, error and entry-point observations or the surfaces do not
+    describe the current data and wheels (empty when they do)."""
+    from .idents import errors, identifiers
+    from .surface import read_surface
+
+    out = []
+    versions = list((lock.get("wheels") or {}))
+    ids = {i.key: i for i in identifiers(changes) if i.kind}
+    locked = lock.get("identifiers") or {}
+    for k, i in sorted(ids.items()):
+        e = locked.get(k)
+        if e is None:
+            out.append(f"{k}: identifier {i.value!r} has no verdict in the lock file")
+        elif (e.get("value"), e.get("kind"), e.get("query")) != (i.value, i.kind, i.query):
+            out.append(f"{k}: identifier changed from {e.get('value')!r} to {i.value!r} since the lock file was written")
+        elif set(e.get("observed") or {}) != set(versions):
+            out.append(f"{k}: not looked up in every wheel")
+    out += [f"{k}: in the lock file but no longer an identifier in the data" for k in sorted(set(locked) - set(ids))]
+    errs = {e.key: e for e in errors(changes)}
+    locked = lock.get("errors") or {}
+    for k, e in sorted(errs.items()):
+        if k not in locked:
+            out.append(f"{k}: error message {e.message!r} has no verdict in the lock file")
+        elif locked[k].get("message") != e.message:
+            out.append(f"{k}: error message changed since the lock file was written")
+    out += [f"{k}: in the lock file but no longer an error message in the data" for k in sorted(set(locked) - set(errs))]
+    for v, w in (lock.get("wheels") or {}).items():
+        if v not in (lock.get("entry_points") or {}):
+            out.append(f"torch {v}: entry points not in the lock file")
+        p = (surfaces_dir or SURFACES) / f"surface-{v}.txt"
+        if not p.exists():
+            out.append(f"torch {v}: no API surface ({p.name})")
+            continue
+        head = read_surface(p.read_text(encoding="utf-8"))[0]
+        if head.get("sha256") != w.get("sha256"):
+            out.append(f"torch {v}: {p.name} was extracted from another wheel (sha256 {head.get('sha256')})")
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks derived from the data itself (no probe needed): identifiers, error messages, entry
+# points and the API surface of each wheel. scripts/evidence.py writes the observations into
+# the lock (and the surfaces into data/evidence/surface-<version>.txt); what follows turns them
+# into verdicts, for enrich.py and the tests. Nothing here reads a wheel.
+
+SURFACES = DATA / "evidence"
+CLAIMS = DATA / "claims.yaml"
+#: Observations that show the wheel has the thing itself; "mention" (a word match of the last
+#: part of a dotted name) and "elsewhere" (defined, but not reachable under that name) do not.
+PRESENT = {"public", "private", "parameter", "entry_point", "library", "text"}
+
+
+def surface_path(version: str) -> Path:
+    return SURFACES / f"surface-{version}.txt"
+
+
+def read_surfaces(versions) -> dict[str, tuple[dict, dict]]:
+    """{version: (header fields, {public name: signature})} for the committed surfaces."""
+    from .surface import read_surface
+
+    out = {}
+    for v in versions:
+        p = surface_path(v)
+        if p.exists():
+            out[v] = read_surface(p.read_text(encoding="utf-8"))
+    return out
+
+
+def read_claims(path: Path = CLAIMS) -> dict:
+    if not path.exists():
+        return {}
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+
+
+def claim_roles(c, claims: dict) -> dict[str, str]:
+    """{value key: "added" | "removed"} for one change (see data/claims.yaml for the rules)."""
+    roles: dict[str, str] = {}
+    keys = set(c.values)
+    if c.type == "removal":
+        for k in keys:
+            if k in ("old", "param") or k.startswith("old_"):
+                roles[k] = "removed"
+    if c.type == "breaking" and {"old", "new"} <= keys and all(isinstance(c.values[k], str) for k in ("old", "new")):
+        roles.update(old="removed", new="added")
+    for role, ks in (claims.get(c.id) or {}).items():
+        for k in ks:
+            roles[k] = role
+    return roles
+
+
+def wheel_of(release: str, versions: list[str]) -> Optional[str]:
+    """The checked wheel of a release ("2.14" -> "2.14.1"), or None."""
+    return next((v for v in versions if v.rsplit(".", 1)[0] == release), None)
+
+
+def _present(obs) -> bool:
+    return bool(obs) and obs.get("how") in PRESENT
+
+
+def _is_stub(obs, surface: dict) -> bool:
+    """The name is reachable but its function only raises (a removed API kept as a stub)."""
+    return bool(obs) and (obs.get("stub") or (obs.get("name") in surface and surface[obs["name"]].endswith(" raises")))
+
+
+@dataclass
+class Verdict:
+    """One automatic check of a change: an identifier or an error message against the wheels."""
+    key: str
+    what: str                 # ident | error | entry_point
+    value: str
+    kind: str                 # the identifier kind, the error origin, or "entry_point"
+    role: str                 # added | removed | "" (for identifiers)
+    status: str               # confirmed | contradicted | found | absent | differs | reason
+    observed: dict            # version -> observation dict or None
+    wheel: str = ""           # the wheel that decides the verdict
+    file: str = ""            # the file in that wheel that shows it
+    name: str = ""            # the name it resolved to, or the wheel's message text
+    reason: str = ""          # for status "reason": why a wheel cannot show it
+    first: str = ""           # first and last wheel that have it
+    last: str = ""
+    detail: str = ""          # which sentence explains the verdict: a key under auto.* in data/i18n
+
+    def __post_init__(self):
+        if not self.detail and self.status == "reason":
+            self.detail = "reason." + self.reason
+
+
+def ident_verdicts(changes, lock: dict, release_of: dict, versions: list[str], claims: dict,
+                   surfaces: dict) -> dict[str, list[Verdict]]:
+    """{change id: [Verdict]} for every identifier value (idents.py) of every change."""
+    from .idents import identifiers
+
+    entries = lock.get("identifiers") or {}
+    out: dict[str, list[Verdict]] = {}
+    by_change = {c.id: c for c in changes}
+    for ident in identifiers(changes):
+        c = by_change[ident.change]
+        role = claim_roles(c, claims).get(ident.field, "") if ident.field != "rollback" else ""
+        if ident.kind is None:
+            out.setdefault(c.id, []).append(Verdict(ident.key, "ident", ident.value, "", role, "reason", {},
+                                                    reason=ident.reason))
+            continue
+        obs = (entries.get(ident.key) or {}).get("observed") or {}
+        have = [v for v in versions if _present(obs.get(v))]
+        rel = wheel_of(release_of[c.id], versions)
+        prev = versions[versions.index(rel) - 1] if rel and versions.index(rel) > 0 else None
+        d = Verdict(ident.key, "ident", ident.value, ident.kind, role, "", obs,
+                    first=have[0] if have else "", last=have[-1] if have else "")
+        if rel is None:
+            d.status, d.reason, d.detail = "reason", "no_wheel", "reason.no_wheel"
+        elif not obs:
+            d.status = d.detail = "pending"
+        elif role == "added":
+            if prev and _present(obs.get(prev)):
+                d.status, d.wheel, d.detail = "contradicted", prev, "already_in"
+            elif not _present(obs.get(rel)):
+                d.status, d.wheel, d.detail = "contradicted", rel, "not_in"
+            else:
+                d.status, d.wheel, d.detail = "confirmed", rel, "confirmed_added"
+        elif role == "removed":
+            if _present(obs.get(rel)) and _is_stub(obs.get(rel), surfaces.get(rel, ({}, {}))[1]):
+                d.status, d.wheel, d.detail = "confirmed", rel, "stub"
+            elif _present(obs.get(rel)):
+                d.status, d.wheel, d.detail = "contradicted", rel, "still_in"
+            elif prev and not _present(obs.get(prev)):
+                d.status, d.wheel, d.detail = "absent", prev, "absent_before"
+            else:
+                d.status, d.wheel, d.detail = "confirmed", rel, "confirmed_removed"
+        else:
+            ok = _present(obs.get(rel))
+            d.status, d.wheel, d.detail = ("found" if ok else "absent"), rel, ("found" if ok else "absent")
+        o = obs.get(d.wheel) if d.wheel else None
+        if o:
+            d.file, d.name = o.get("file") or "", o.get("name") or ""
+            if o.get("how") == "elsewhere" and d.detail in ("not_in", "absent"):
+                d.detail += "_elsewhere"
+        out.setdefault(c.id, []).append(d)
+    return out
+
+
+def error_verdicts(changes, lock: dict, release_of: dict, versions: list[str]) -> dict[str, list[Verdict]]:
+    """{change id: [Verdict]} for every error message: found as written, worded differently
+    in the wheel (the wheel's text is given), not in the wheel, or too short to search."""
+    from .idents import errors, searchable
+
+    entries = lock.get("errors") or {}
+    out: dict[str, list[Verdict]] = {}
+    for e in errors(changes):
+        rel = wheel_of(release_of[e.change], versions)
+        obs = (entries.get(e.key) or {}).get("observed") or {}
+        d = Verdict(e.key, "error", e.message, e.origin, "", "", obs, wheel=rel or "")
+        have = [v for v in versions if obs.get(v) and not obs[v].get("partial")]
+        d.first, d.last = (have[0], have[-1]) if have else ("", "")
+        o = obs.get(rel) if rel else None
+        if e.origin == "pip":
+            d.status, d.reason, d.detail = "reason", "pip", "reason.pip"
+        elif not searchable(e.fragments):
+            d.status, d.reason, d.detail = "reason", "short", "reason.short"
+        elif rel is None:
+            d.status, d.reason, d.detail = "reason", "no_wheel", "reason.no_wheel"
+        elif not obs:
+            d.status = d.detail = "pending"
+        elif o and not o.get("partial"):
+            d.status, d.file, d.detail = "found", o["file"], "error_found"
+            wt = o.get("wheel_text", "")
+            if wt and " ".join(wt.split()) != " ".join(e.message.split()):
+                d.name, d.detail = wt, "error_found_text"
+        elif o:
+            d.status, d.file, d.name, d.detail = "differs", o["file"], o.get("wheel_text", ""), "error_differs"
+        else:
+            # a guessed standard message is expected to be absent; a quoted one is a finding
+            d.status = "absent"
+            d.detail = "error_standard" if e.origin == "python" else "error_absent"
+        out.setdefault(e.change, []).append(d)
+    return out
+
+
+def stub_errors(idv: dict[str, list[Verdict]], erv: dict[str, list[Verdict]]) -> None:
+    """A guessed "has no attribute" error is wrong when the wheel still defines the name as a
+    stub that raises: mark it contradicted, naming the stub's file (in place)."""
+    for cid, errs in erv.items():
+        stubs = [v for v in idv.get(cid, []) if v.detail == "stub"]
+        for e in errs:
+            if stubs and e.kind == "python" and "has no attribute" in e.value:
+                e.status, e.detail, e.wheel, e.file = "contradicted", "error_stub", stubs[0].wheel, stubs[0].file
+
+
+def entry_point_findings(lock: dict, idents_by_change: dict[str, list[Verdict]]) -> list[dict]:
+    """Entry points whose module is not in the wheel: {wheel, entry, target, change or None}."""
+    named = {}
+    for cid, vs in idents_by_change.items():
+        for v in vs:
+            if v.kind in ("backend", "name"):
+                named.setdefault(v.value.split("=")[-1].strip('"\''), cid)
+    out = []
+    for version, eps in sorted((lock.get("entry_points") or {}).items()):
+        for ep, info in sorted(eps.items()):
+            if not info.get("module_present"):
+                out.append({"wheel": version, "entry": ep, "target": info.get("target", ""),
+                            "change": named.get(ep.split(":", 1)[1])})
+    return out
+
+
+def api_diff(old: dict[str, str], new: dict[str, str]) -> dict[str, list]:
+    """Public names added, removed and with a changed signature between two surfaces.
+    A removed (added) module or class is listed once, not with every name under it."""
+    def tops(names: set[str]) -> list[str]:
+        keep = []
+        for n in sorted(names, key=lambda n: (n.count("."), n)):
+            parts = n.split(".")
+            if not any(".".join(parts[:i]) in names for i in range(1, len(parts))):
+                keep.append(n)
+        return sorted(keep)
+
+    removed = tops(set(old) - set(new))
+    added = tops(set(new) - set(old))
+    def callable_(sig: str) -> bool:
+        return sig.startswith("(") or sig.startswith("class (")
+
+    changed = sorted((n for n in set(old) & set(new) if old[n] != new[n] and callable_(old[n]) and callable_(new[n])),
+                     key=lambda n: (n.count("."), n))
+    seen, items = set(), []
+    for n in changed:        # one object re-exported by several modules is listed once
+        key = (n.rsplit(".", 1)[-1], old[n], new[n])
+        a, b = params(old[n]), params(new[n])
+        if strip_private(old[n]) == strip_private(new[n]):
+            continue         # only a private (_x) parameter changed
+        if key not in seen:
+            seen.add(key)
+            items.append({"name": n, "old": old[n], "new": new[n],
+                          "params_added": [p for p in b if p not in a], "params_removed": [p for p in a if p not in b]})
+    return {"added": added, "removed": removed, "changed": sorted(items, key=lambda d: d["name"])}
+
+
+def params(sig: str) -> list[str]:
+    """Public parameter names of every overload in a signature written by surface.py."""
+    out = []
+    for m in re.finditer(r"\(([^()]*)\)", sig):
+        for p in m.group(1).split(","):
+            p = p.strip().strip("*=")
+            if p and p != "/" and not p.startswith("_") and p not in out:
+                out.append(p)
+    return out
+
+
+def strip_private(sig: str) -> str:
+    """A signature without its private (``_x``) parameters."""
+    def one(m: re.Match) -> str:
+        kept = [p for p in m.group(1).split(", ") if not p.lstrip("*").startswith("_")]
+        return "(" + ", ".join(kept) + ")"
+    return re.sub(r"\(([^()]*)\)", one, sig)
+
+
+def module_of(name: str, surface: dict[str, str]) -> str:
+    """The longest dotted prefix of ``name`` that is a module in the surface."""
+    parts = name.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        if surface.get(".".join(parts[:i])) == "module":
+            return ".".join(parts[:i])
+    return parts[0]

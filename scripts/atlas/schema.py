@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Literal, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -337,6 +337,9 @@ class Lock(BaseModel):
 
     wheels: dict[str, dict] = {}
     probes: dict[str, LockEntry] = {}
+    identifiers: dict[str, dict] = {}   # automatic checks from the data (atlas/scan.py)
+    errors: dict[str, dict] = {}
+    entry_points: dict[str, Any] = {}
 
 
 class Wheels(Strict):
