@@ -103,9 +103,9 @@ def test_known_contradictions_are_recorded(factbase):
 import json  # noqa: E402
 
 from atlas import api  # noqa: E402
-from atlas.evidence import (SURFACES, api_diff, claim_roles, data_lock_problems, read_claims,  # noqa: E402
+from atlas.evidence import (api_diff, claim_roles, data_lock_problems, read_claims,  # noqa: E402
                             read_surfaces, surface_path)
-from atlas.idents import classify, identifiers, template  # noqa: E402
+from atlas.idents import classify, template  # noqa: E402
 from atlas.scan import WheelIndex, entry_point_report, find_error, find_ident  # noqa: E402
 from atlas.surface import Surface, read_surface, write_surface  # noqa: E402
 

@@ -13,7 +13,7 @@ from atlas.i18n import fullwidth_hits
 from atlas.load import LANGS, TRANSLATED, DataError, load
 from atlas.render import Renderer
 from atlas.text import (Quantity, bare_numbers, format_day, format_number, format_quantity, format_value, identifiers,
-                        placeholders, render_plain)
+                        render_plain)
 from atlas.validate import validate
 
 

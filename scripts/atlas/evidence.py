@@ -13,6 +13,7 @@ import hashlib
 import re
 import json
 import zipfile
+from dataclasses import dataclass
 from email.parser import Parser
 from pathlib import Path
 from typing import Optional

@@ -8,7 +8,6 @@ Out: generated pages under ``docs/`` (once per data fingerprint, so the four
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from pathlib import Path
 
