@@ -149,12 +149,3 @@ def test_note_refs_and_values_are_checked(data_copy):
         assert expected in problems, "\n".join(problems)
 
 
-def test_a_removal_cannot_opt_out_of_breaking(data_copy):
-    rel = data_copy / "releases" / "2.14.yaml"
-    rel.write_text(rel.read_text(encoding="utf-8").replace("    type: removal\n    area: linalg\n",
-                                                          "    type: removal\n    breaking: false\n    area: linalg\n", 1),
-                   encoding="utf-8")
-    with pytest.raises(DataError) as info:
-        validate(load(data_copy))
-    assert any(p.startswith("data/releases/2.14.yaml: 214-remove-cholesky: breaking: a change of type 'removal'")
-               for p in info.value.problems), "\n".join(info.value.problems)

@@ -435,12 +435,3 @@ def test_claims_are_judged_by_the_first_and_last_wheel(factbase):
     assert (e.status, e.detail, e.file) == ("contradicted", "error_stub", "torch/_linalg_utils.py")
 
 
-def test_chinese_index_copy_leaves_out_what_pagefind_ignores():
-    """The evidence blocks are data-pagefind-ignore; their Chinese must not reach the bigram copy."""
-    from atlas.segment import segment
-
-    html = ('<h1>分布式检查点</h1><div data-pagefind-ignore><div><p>自动检查</p></div><p>根据数据</p></div>'
-            '<p>显存不足</p>')
-    copy = segment(html).split('class="atlas-search-index">', 1)[1]
-    assert "分布" in copy and "显存" in copy
-    assert "自动" not in copy and "数据" not in copy
