@@ -71,6 +71,12 @@ def test_a_quoted_name_decides_between_messages_of_the_same_shape():
     assert si.match_error(line, *qr)[0] > si.match_error(line, *chol)[0] > 0
 
 
+def test_a_message_quoting_another_name_is_another_error():
+    split = si.normalise_error("AttributeError: object has no attribute 'comm_split_count'", template=True)
+    assert si.match_error("AttributeError: 'ProcessGroupNCCL' object has no attribute 'comm_split_count'", *split)[0] > 0
+    assert si.match_error("AttributeError: module 'torch' has no attribute 'qr'", *split)[0] == 0
+
+
 def test_a_word_of_the_message_matches_a_quoted_name_in_the_paste():
     short = si.normalise_error("AttributeError: pipeline_per_direction_p2p", template=True)
     other = si.normalise_error("AttributeError: object has no attribute 'comm_split_count'", template=True)

@@ -69,7 +69,7 @@
       .replace(NUMBER, function (m) { numbers.push(m); return " # "; });
     var toks = norm(s).match(ERRTOK) || [], k = 0;
     return { toks: toks, qlit: toks.map(function (t) { return t === "#q" ? quoted[k++] : null; }),
-             lits: quoted.concat(numbers) };
+             lits: quoted.concat(numbers), nq: quoted.length };
   }
 
   /* = search_index.match_error: template words in order; a word also matches a quoted name. */
@@ -90,6 +90,10 @@
         }
         var cover = matched / Math.min(t.length, qt.length);
         if (matched < Math.min(3, t.length) || cover < 0.75) return;
+        // a message that quotes a name does not match a line that quotes only other names
+        var names = e[1].filter(function (l) { return !/^[\d.,]+$/.test(l); }), quotedQ = n.lits.slice(0, n.nq);
+        if (t.indexOf("#q") >= 0 && quotedQ.length && names.length &&
+            !names.some(function (l) { return quotedQ.indexOf(l) >= 0; })) return;
         lit += e[1].filter(function (l) { return n.lits.indexOf(l) >= 0; }).length;
         var sc = cover + 0.001 * matched + 0.05 * lit;
         if (!(per[e[2]] >= sc)) per[e[2]] = sc;
@@ -102,10 +106,13 @@
 
   // ---------------------------------------------------------------- identifiers (= ident_keys)
   function identScores(idx, q) {
-    var out = {}, m;
+    var out = {}, m, found = [];
     IDENT.lastIndex = 0;
-    while ((m = IDENT.exec(q))) {
-      var ident = m[0].replace(/^["'.]+|["'.]+$/g, "").toLowerCase();
+    while ((m = IDENT.exec(q))) found.push(m[0]);
+    QUOTED.lastIndex = 0;    // a quoted name in an error line ('cholesky') is an identifier too
+    while ((m = QUOTED.exec(q))) { var nm = m[1] || m[2] || m[3]; if (nm.length >= 3 && found.indexOf(nm) < 0) found.push(nm); }
+    found.forEach(function (raw) {
+      var ident = raw.replace(/^["'.]+|["'.]+$/g, "").toLowerCase();
       var keys = [ident];
       if (ident.indexOf("=") > 0) keys.push(ident.split("=")[0]);
       var parts = ident.split("=")[0].split(".");
@@ -117,7 +124,7 @@
         docs.forEach(function (d) { out[d] = (out[d] || 0) + w; });
         break;
       }
-    }
+    });
     return out;
   }
 

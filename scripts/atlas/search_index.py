@@ -26,6 +26,7 @@ Two matchers rank above prose:
 """
 from __future__ import annotations
 
+import builtins
 import datetime as dt
 import functools
 import json
@@ -81,6 +82,11 @@ def tokens(text: str) -> list[str]:
         if len(parts) > 1:
             out += parts
     return out
+
+
+#: Python's own exception names (AttributeError, TypeError ...) name no change: as identifiers
+#: they would tie every message of that type to each other.
+_BUILTIN_EXCEPTIONS = {n.lower() for n in dir(builtins) if n.endswith(("Error", "Exception", "Warning"))}
 
 
 def identifiers(text: str) -> list[str]:
@@ -155,6 +161,9 @@ def normalise_error(line: str, template: bool = False) -> tuple[list[str], list[
     return toks, quoted + numbers
 
 
+_NUMERIC = re.compile(r"[\d.,]+")
+
+
 def match_error(query_line: str, template: list[str], literals: list[str] = ()) -> tuple[int, float]:
     """How well one pasted line matches one normalised message: (score, coverage).
 
@@ -162,7 +171,8 @@ def match_error(query_line: str, template: list[str], literals: list[str] = ()) 
     template also matches a quoted name with that text (``'pipeline_per_direction_p2p'``).
     Coverage is matched / min(len(template), len(line)), so a fragment of a long
     message counts. A match needs coverage >= 0.75 and at least min(3, len(template))
-    tokens; otherwise the score is 0. Each literal in common adds 0.05.
+    tokens; otherwise the score is 0. A message that quotes a name (``'comm_split_count'``)
+    does not match a line that quotes only other names. Each literal in common adds 0.05.
     Mirrored by ``errorScores`` in docs/assets/search.js.
     """
     q, quoted, numbers = _normalise(query_line)
@@ -180,6 +190,9 @@ def match_error(query_line: str, template: list[str], literals: list[str] = ()) 
     cover = matched / (min(len(template), len(q)) or 1)
     if matched < min(3, len(template)) or cover < 0.75:
         return 0, cover
+    names = [x for x in literals if not _NUMERIC.fullmatch(x)]
+    if "#q" in template and quoted and names and not any(x in quoted for x in names):
+        return 0, cover   # the line quotes another name: another error ('qr' is not 'comm_split_count')
     lit += sum(1 for x in set(literals) if x in quoted or x in numbers)
     return cover + 0.001 * matched + 0.05 * lit, cover
 
@@ -248,7 +261,7 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
             for e in c.errors:
                 d.add("errors", e.message)
                 d.errors.append(e.message)
-                d.idents += identifiers(_QUOTED.sub(" ", e.message))
+                d.idents += [i for i in identifiers(_QUOTED.sub(" ", e.message)) if i not in _BUILTIN_EXCEPTIONS]
             d.add("ids", c.id)
             docs.append(d)
 
