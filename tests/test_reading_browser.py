@@ -263,7 +263,7 @@ def test_upgrade_checklist_copies_as_a_markdown_task_list(clip, served_site, lan
 def test_error_messages_have_a_copy_button(clip, served_site, factbase, lang):
     c = next(c for c in factbase.changes() if c.id == "215-dcp-strides")
     clip.goto(url(served_site, lang, f"changes/{c.id}/"))
-    button = clip.locator("article pre .md-clipboard, article .highlight .md-clipboard").first
+    button = clip.locator("article pre .md-code__button[data-md-type=copy], article pre .md-clipboard").first
     button.click()
     clip.wait_for_function("() => navigator.clipboard.readText().then(t => t.length > 0)", timeout=5000)
     assert clip.evaluate("() => navigator.clipboard.readText()").strip() == c.errors[0].message
