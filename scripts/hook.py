@@ -7,7 +7,7 @@ on_pre_build   load -> validate -> enrich -> render -> write docs/<lang>/... (on
 on_page_content  Chinese pages: a hidden bigram copy for the search index (atlas/segment.py)
 on_env         exposes UI strings to theme templates (404, Open Graph tags)
 on_post_template  keeps one 404 page per language instead of the last one built
-on_post_build  writes the JSON API (site/api/v1/), redirect pages for renamed ids in every
+on_post_build  writes the JSON API (site/api/v1/), the Atom feeds, redirect pages for renamed ids in every
                language, and restores the English root 404;
                after the last language is built, indexes the site with Pagefind
 """
@@ -30,12 +30,12 @@ import logging  # noqa: E402
 from mkdocs.exceptions import Abort, PluginError  # noqa: E402
 from mkdocs.plugins import event_priority  # noqa: E402
 
-from atlas import site  # noqa: E402
 import atlas  # noqa: E402
-
-atlas.loaded_stamp = _stamp
+from atlas import site  # noqa: E402
 from atlas.load import DataError  # noqa: E402
 from atlas.segment import segment  # noqa: E402
+
+atlas.loaded_stamp = _stamp
 
 _state: dict = {}
 
