@@ -143,6 +143,8 @@ class Renderer:
     # --- pages ------------------------------------------------------------------------
     def page(self, template: str, path: str, src: str, meta: dict, **ctx: Any) -> tuple[str, str]:
         body = self.env.get_template(template).render(path=path, page_title=fmt.escape(meta["title"]), **ctx)
+        if not re.search(r"^#{2,6} ", body, re.M):  # no sections: the content gets the empty TOC's width
+            meta = {**meta, "hide": ["toc"]}
         md = yaml_front(meta) + MARK.format(src=src) + "\n\n" + body
         return f"{self.lang}/{path}", md
 
@@ -167,8 +169,7 @@ class Renderer:
                                "atlas_change": c.id, "atlas_search": True}, c=c, rel=rel))
         for kind in ("changes", "breaking"):
             add(self.page("change_index.md.j2", f"{kind}/index.md", "data/releases/*.yaml",
-                          {"title": self.ui[f"{kind}.title"], "description": self.ui[f"{kind}.description"],
-                           "hide": ["toc"]},  # no sections: the table gets the table of contents' width
+                          {"title": self.ui[f"{kind}.title"], "description": self.ui[f"{kind}.description"]},
                           kind=kind))
         add(self.page("upgrade_index.md.j2", "upgrade/index.md", "data/releases/*.yaml",
                       {"title": self.ui["upgrade.title"], "description": self.ui["upgrade.description"]}))
