@@ -6,7 +6,7 @@ on_config      runs the pipeline early, so a data error stops the build before a
 on_pre_build   load -> validate -> enrich -> render -> write docs/<lang>/... (once per build)
 on_env         exposes UI strings to theme templates (404, Open Graph tags)
 on_post_template  keeps one 404 page per language instead of the last one built
-on_post_build  writes the JSON API (site/api/v1/), redirect pages for renamed ids in every
+on_post_build  writes the JSON API (site/api/v1/), the Atom feeds, redirect pages for renamed ids in every
                language, and restores the English root 404;
                after the last language is built, writes the search index (atlas/search_index.py)
 """
@@ -17,18 +17,23 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-# `mkdocs serve` reloads this hook on every rebuild; dropping the pipeline's modules makes an
-# edit under scripts/atlas/ take effect too (mkdocs.yml `watch:` triggers the rebuild).
-for _name in [n for n in sys.modules if n == "atlas" or n.startswith("atlas.")]:
-    del sys.modules[_name]
+# `mkdocs serve` reloads this hook on every rebuild; when a file under scripts/atlas/ changed,
+# dropping the pipeline's modules makes the edit take effect (mkdocs.yml `watch:` triggers the rebuild).
+_stamp = max(p.stat().st_mtime_ns for p in (Path(__file__).resolve().parent / "atlas").glob("*.py"))
+if getattr(sys.modules.get("atlas"), "loaded_stamp", _stamp) != _stamp:
+    for _name in [n for n in sys.modules if n == "atlas" or n.startswith("atlas.")]:
+        del sys.modules[_name]
 
 import logging  # noqa: E402
 
 from mkdocs.exceptions import Abort, PluginError  # noqa: E402
 from mkdocs.plugins import event_priority  # noqa: E402
 
+import atlas  # noqa: E402
 from atlas import site  # noqa: E402
 from atlas.load import DataError, url_for  # noqa: E402
+
+atlas.loaded_stamp = _stamp
 
 _state: dict = {}
 
@@ -57,6 +62,11 @@ def on_serve(server, config, builder):
                 "atlas: the last good pages are still served; fix the data and save again")
 
     server.builder = build_or_keep_last_good
+    # Watching all of docs/ would see the pages the pipeline writes there and build every edit twice;
+    # watch the hand-written files instead (data/, scripts/, overrides/ are in mkdocs.yml `watch:`).
+    server.unwatch(config.docs_dir)
+    for path in site.hand_written(Path(config.docs_dir)):
+        server.watch(str(path))
     return server
 
 

@@ -1,6 +1,7 @@
 """Fixtures only. The built site is made once per session, in a temp directory."""
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -63,3 +64,35 @@ def served_site(built_site):
     server, url = static_server.serve(built_site)
     yield url
     server.shutdown()
+
+
+from ensure_browser import chromium  # noqa: E402
+
+# --- Chromium (shared by every browser test module: Playwright allows one sync session per process) ---
+CHROMIUM = chromium()   # scripts/ensure_browser.py: the one place that finds the browser
+#: Flags that keep headless Chromium off the network (this machine has none) and quiet.
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-default-apps"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if CHROMIUM is None:
+        pytest.fail("Chromium not found: run `sudo apt-get install chromium fonts-noto-cjk` (make test does it as root)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    outside = []
+    pg.on("request", lambda r: outside.append(r.url) if not r.url.startswith(("http://127.0.0.1", "data:", "blob:")) else None)
+    yield pg
+    ctx.close()
+    assert not outside, f"requests to other hosts: {outside[:5]}"

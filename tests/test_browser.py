@@ -8,38 +8,10 @@ from __future__ import annotations
 import pytest
 
 from atlas.load import LANGS, url_for
-from conftest import ROOT
-from ensure_browser import chromium
+from conftest import ROOT  # the `browser` and `page` fixtures are in conftest.py
 
 pytestmark = pytest.mark.slow
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = chromium()   # scripts/ensure_browser.py: the one place that finds the browser
-#: Flags that keep headless Chromium off the network (this machine has none) and quiet.
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-default-apps"]
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if CHROMIUM is None:
-        pytest.fail("Chromium not found: run `sudo apt-get install chromium fonts-noto-cjk` (make test does it as root)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = ctx.new_page()
-    outside = []
-    pg.on("request", lambda r: outside.append(r.url) if not r.url.startswith(("http://127.0.0.1", "data:", "blob:")) else None)
-    yield pg
-    ctx.close()
-    assert not outside, f"requests to other hosts: {outside[:5]}"
 
 
 def search(page, base: str, lang: str, query: str) -> list[str]:

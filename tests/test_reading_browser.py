@@ -1,6 +1,6 @@
 """Reading and linking in Chromium (issue 11): tables that fit 1280 px without splitting words,
 cards under 600 px, filters, the copy-link control in five markups, the checklist as a task list,
-and copy buttons on error messages. Uses test_browser.py's Chromium fixtures."""
+and copy buttons on error messages. Uses the Chromium fixtures of conftest.py."""
 from __future__ import annotations
 
 import html
@@ -11,7 +11,6 @@ import markdown
 import pytest
 
 from atlas.load import LANGS
-from test_browser import browser, page  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.slow
 
@@ -78,7 +77,7 @@ def test_the_layout_check_can_fail(page, served_site):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_rows_become_cards_under_600px(browser, served_site, lang):  # noqa: F811
+def test_rows_become_cards_under_600px(browser, served_site, lang):
     ctx = browser.new_context(viewport={"width": 400, "height": 800})
     pg = ctx.new_page()
     try:
@@ -167,7 +166,7 @@ FORMATS = ["Markdown", "Confluence", "MediaWiki", "reStructuredText", "HTML", "U
 
 
 @pytest.fixture
-def clip(browser):  # noqa: F811
+def clip(browser):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, permissions=["clipboard-read", "clipboard-write"])
     pg = ctx.new_page()
     yield pg
@@ -229,7 +228,7 @@ def test_copy_link_escapes_a_hostile_title_in_every_markup(clip, served_site):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_without_javascript_the_absolute_url_is_text(browser, served_site, lang):  # noqa: F811
+def test_without_javascript_the_absolute_url_is_text(browser, served_site, lang):
     ctx = browser.new_context(java_script_enabled=False)
     pg = ctx.new_page()
     try:
@@ -263,7 +262,7 @@ def test_upgrade_checklist_copies_as_a_markdown_task_list(clip, served_site, lan
 def test_error_messages_have_a_copy_button(clip, served_site, factbase, lang):
     c = next(c for c in factbase.changes() if c.id == "215-dcp-strides")
     clip.goto(url(served_site, lang, f"changes/{c.id}/"))
-    button = clip.locator("article pre .md-clipboard, article .highlight .md-clipboard").first
+    button = clip.locator("article pre .md-code__button[data-md-type=copy], article pre .md-clipboard").first
     button.click()
     clip.wait_for_function("() => navigator.clipboard.readText().then(t => t.length > 0)", timeout=5000)
     assert clip.evaluate("() => navigator.clipboard.readText()").strip() == c.errors[0].message

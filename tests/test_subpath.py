@@ -12,7 +12,6 @@ import pytest
 
 from atlas.feed import feed_path
 from atlas.load import LANGS
-from test_browser import browser, page  # noqa: F401  (fixtures)
 from test_reading import _urls
 from test_site import run_linkchecker
 
@@ -67,7 +66,7 @@ def test_linkchecker_under_the_sub_path(subpath_site, tmp_path):
 
 
 @pytest.mark.parametrize("lang,query", [("en", "torch.linalg.qr"), ("ru", "torch.linalg.qr")])
-def test_search_works_under_the_sub_path(page, subpath_site, lang, query):  # noqa: F811
+def test_search_works_under_the_sub_path(page, subpath_site, lang, query):
     base, _ = subpath_site
     page.goto(base + ("" if lang == "en" else f"{lang}/"))
     box = page.locator("#atlas-search-input")

@@ -170,6 +170,8 @@ class Renderer:
             body = self.env.get_template(template).render(**self.globals, path=path, page_title=fmt.escape(meta["title"]), **ctx)
         except Exception as exc:  # noqa: BLE001 - any failure is reported as a data error, not a traceback
             raise DataError([render_problem(exc, template, src, self.lang, ctx)]) from None
+        if not re.search(r"^#{2,6} ", body, re.M):  # no sections: the content gets the empty TOC's width
+            meta = {**meta, "hide": ["toc"]}
         md = yaml_front(meta) + MARK.format(src=src) + "\n\n" + body
         return f"{self.lang}/{path}", md
 
@@ -196,8 +198,7 @@ class Renderer:
                                            "atlas_change": c.id}, c=c, rel=rel))
         for kind in ("changes", "breaking"):
             add(self.page("change_index.md.j2", f"{kind}/index.md", "data/releases/*.yaml",
-                          {"title": self.ui[f"{kind}.title"], "description": self.ui[f"{kind}.description"],
-                           "hide": ["toc"]},  # no sections: the table gets the table of contents' width
+                          {"title": self.ui[f"{kind}.title"], "description": self.ui[f"{kind}.description"]},
                           kind=kind))
         add(self.page("upgrade_index.md.j2", "upgrade/index.md", "data/releases/*.yaml",
                       {"title": self.ui["upgrade.title"], "description": self.ui["upgrade.description"]}))

@@ -14,7 +14,7 @@ from pathlib import Path
 from . import api, feed, i18n, search_index
 from .enrich import Atlas, enrich
 from .load import DATA, LANGS, DataError, RawData, load, url_for
-from .render import DEFAULT_SITE_URL, render_all, write_pages
+from .render import DEFAULT_SITE_URL, GENERATED_DIRS, GENERATED_FILES, render_all, write_pages
 from .provenance import find_sources_dir
 from .validate import validate
 
@@ -116,3 +116,14 @@ def write_robots(site_dir: Path, site_url: str | None) -> None:
     if site_url:
         lines.append(f"Sitemap: {site_url.rstrip('/')}/sitemap.xml")
     (site_dir / "robots.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def hand_written(docs: Path) -> list[Path]:
+    """What `mkdocs serve` should watch under docs/: everything the pipeline does not write."""
+    out = [docs / "assets"]
+    for lang in LANGS:
+        for p in sorted((docs / lang).rglob("*")) if (docs / lang).is_dir() else []:
+            rel = p.relative_to(docs / lang).parts
+            if p.is_file() and rel[0] not in GENERATED_DIRS and not (len(rel) == 1 and rel[0] in GENERATED_FILES):
+                out.append(p)
+    return out
