@@ -57,8 +57,43 @@ def timed_build(repo: Path, site: Path) -> float:
 
 
 def repo_copy(dst: Path) -> Path:
-    shutil.copytree(ROOT, dst, ignore=shutil.ignore_patterns(".venv", ".git", "site", "test-artifacts", "__pycache__"))
+    shutil.copytree(ROOT, dst, ignore=shutil.ignore_patterns(".venv", ".git", ".cache", ".pytest_cache", "site",
+                                                             "site.old", ".site-*", "test-artifacts", "__pycache__"))
     return dst
+
+
+def plain_material_config(repo: Path) -> Path:
+    """mkdocs.yml without our hook and theme overrides: Material, the same i18n plugin and the same
+    (already generated) pages."""
+    text = (repo / "mkdocs.yml").read_text(encoding="utf-8")
+    plain = re.sub(r"\nhooks:\n(  - .*\n)+", "\n", text)
+    assert plain != text, "mkdocs.yml has no hooks: section to remove"
+    plain = re.sub(r"\n  custom_dir: overrides\n", "\n", plain)   # our overrides call the hook's helpers
+    path = repo / "mkdocs-plain.yml"
+    path.write_text(plain, encoding="utf-8")
+    return path
+
+
+def timed_plain_build(repo: Path, config: Path, site: Path) -> float:
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--config-file", str(config), "--site-dir", str(site)],
+                          cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, "SITE_URL": f"http://127.0.0.1:{PORT}/", "DISABLE_MKDOCS_2_WARNING": "true"})
+    if proc.returncode != 0:
+        raise SystemExit(proc.stdout[-2000:] + proc.stderr[-2000:])
+    return time.perf_counter() - t
+
+
+def build_ratio(repo: Path, tmp: Path, pairs: int = 3) -> tuple[float, float, float]:
+    """scripts/build.py (pipeline, hook, search index, strict) against a plain Material build of the
+    same generated pages, side by side: ``pairs`` alternating runs, medians. Returns (ours, plain, ratio)."""
+    config = plain_material_config(repo)
+    ours, plain = [], []
+    for i in range(pairs):
+        ours.append(timed_build(repo, tmp / f"ratio-ours-{i}"))
+        plain.append(timed_plain_build(repo, config, tmp / f"ratio-plain-{i}"))
+    a, b = statistics.median(ours), statistics.median(plain)
+    return a, b, a / b
 
 
 def clean_generated(repo: Path) -> None:
@@ -168,8 +203,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help="write the table into README.md")
     ap.add_argument("--no-lighthouse", action="store_true")
+    ap.add_argument("--ratio-only", action="store_true", help="only the build-time ratio against plain Material")
     args = ap.parse_args()
     rows = []
+    if args.ratio_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = repo_copy(Path(tmp) / "repo")
+            timed_build(repo, Path(tmp) / "site")          # generates the pages the plain build reads
+            ours, plain, ratio = build_ratio(repo, Path(tmp))
+        print(f"scripts/build.py {ours:.2f} s, plain Material {plain:.2f} s: {ratio:.2f}x")
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         repo = repo_copy(tmp / "repo")
@@ -181,6 +224,7 @@ def main() -> int:
         rel.write_text(rel.read_text(encoding="utf-8").replace("commits: 3118", "commits: 3117"), encoding="utf-8")
         timed_build(repo, tmp / "site")
         stats = site_stats(tmp / "site")
+        ours, plain, ratio = build_ratio(repo, tmp)
         figures = browser_figures(tmp / "site")
         lh = {} if args.no_lighthouse else lighthouse(tmp / "site")
 
@@ -194,6 +238,8 @@ def main() -> int:
 
     rows.append(("Clean build (4 languages, strict, with search index)", f"{clean:.1f} s"))
     rows.append(("Rebuild after changing one fact", f"{incremental:.1f} s"))
+    rows.append(("scripts/build.py vs plain Material build of the same pages (median of 3 pairs, same run)",
+                 f"{ours:.1f} s / {plain:.1f} s = {ratio:.2f}x"))
     rows.append(("HTML pages / total site size", f"{stats['pages']} / {stats['bytes'] / 1e6:.1f} MB"))
     for name, size in figures["weight"].items():
         rows.append((f"Page weight, {name} (HTML+CSS+JS, uncompressed; en / zh)",
