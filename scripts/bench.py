@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import static_server  # noqa: E402
 from atlas.cli import run  # noqa: E402
-from atlas.load import TRANSLATED  # noqa: E402
+from atlas.load import TRANSLATED, url_for  # noqa: E402
 from ensure_browser import chromium  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,7 +152,7 @@ def browser_figures(site: Path) -> dict:
             for lang, queries in QUERIES.items():
                 ctx = b.new_context()
                 pg = ctx.new_page()
-                pg.goto(base + ("" if lang == "en" else f"{lang}/"), wait_until="networkidle")
+                pg.goto(base + url_for(lang)[1:], wait_until="networkidle")
                 got, engine = [], []
                 pg.on("response", lambda r: (engine if re.search(r"\.(js|pagefind)$", r.url.split("?")[0]) else got)
                       .append(len(r.body())) if "/pagefind/" in r.url and r.ok else None)

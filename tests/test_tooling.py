@@ -196,6 +196,7 @@ def test_a_hostile_title_is_escaped_in_head_page_and_json(variant_site):
     for name in ("og:title", "twitter:title"):
         assert head.meta[name] == HOSTILE_PLAIN, (name, head.meta.get(name))
     assert "b" not in head.tags, "a tag from the title became markup in <head>"
+    assert head.title == HOSTILE_PLAIN + " - Release Atlas", head.title
     assert head.h1.replace("\u00b6", "").strip() == HOSTILE_PLAIN
     changes = json.loads((variant_site / "api" / "v1" / "changes.json").read_text(encoding="utf-8"))["changes"]
     assert next(c for c in changes if c["id"] == HOSTILE_ID)["text"]["en"]["title"] == HOSTILE_PLAIN
