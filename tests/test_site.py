@@ -173,6 +173,8 @@ def test_linkchecker_catches_a_broken_anchor_and_link(tmp_path):
         server.shutdown()
     assert proc.returncode != 0
     assert "gone.html" in proc.stdout and "nowhere" in proc.stdout
+    # as root, LinkChecker would switch to `nobody` and, in a mode-700 checkout, lose its plugins
+    assert "dropping privileges" not in proc.stdout + proc.stderr
 
 
 def test_linkchecker_fails_loudly_when_a_plugin_did_not_load(tmp_path):

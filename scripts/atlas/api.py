@@ -101,8 +101,9 @@ def build(atlas: Atlas) -> dict[str, Any]:
     return {name: {"schema_version": SCHEMA_VERSION, **body} for name, body in out.items()}
 
 
-def write(atlas: Atlas, directory: Path) -> None:
-    for name, body in build(atlas).items():
+def write(files: dict[str, Any], directory: Path) -> None:
+    """Write the files ``build`` returned (name -> JSON body) under ``directory``."""
+    for name, body in files.items():
         path = directory / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(body, ensure_ascii=False, sort_keys=True, indent=1) + "\n", encoding="utf-8")

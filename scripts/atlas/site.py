@@ -56,10 +56,10 @@ def generate(state: dict) -> Atlas:
     """Run the pipeline if the data or templates changed since the last run."""
     fp = _fingerprint()
     if state.get("fingerprint") != fp:
-        atlas, pages, _ = pipeline(load())   # raises DataError: the build stops, site/ untouched
+        atlas, pages, api_files = pipeline(load())   # raises DataError: the build stops, site/ untouched
         written, removed = write_pages(pages)
         log.info(f"atlas: {written} generated pages written, {removed} removed")
-        state.update(fingerprint=fp, atlas=atlas, api_written=False)
+        state.update(fingerprint=fp, atlas=atlas, api_files=api_files, api_written=False)
     return state["atlas"]
 
 
@@ -89,7 +89,7 @@ def write_redirects(state: dict, site_dir: Path) -> None:
 def write_api(state: dict, site_dir: Path) -> None:
     if state.get("api_written"):
         return
-    api.write(state["atlas"], site_dir / "api" / "v1")
+    api.write(state["api_files"], site_dir / "api" / "v1")
     state["api_written"] = True
 
 
