@@ -18,7 +18,7 @@ help: ## list the commands
 $(STAMP): requirements.txt requirements-test.txt
 	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required (found " + sys.version.split()[0] + ")")'
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-test.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
 	@touch $@
 
 SERVE_LANG ?=

@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -61,8 +62,55 @@ def timed_build(repo: Path, site: Path) -> float:
 
 
 def repo_copy(dst: Path) -> Path:
-    shutil.copytree(ROOT, dst, ignore=shutil.ignore_patterns(".venv", ".git", "site", ".site-*", "test-artifacts", "__pycache__"))
+    shutil.copytree(ROOT, dst, ignore=shutil.ignore_patterns(".venv", ".git", ".cache", ".pytest_cache", "site",
+                                                             "site.old", ".site-*", "test-artifacts", "__pycache__"))
     return dst
+
+
+def plain_material_config(repo: Path) -> Path:
+    """mkdocs.yml without our hook and theme overrides: Material, the same i18n plugin and the same
+    (already generated) pages."""
+    text = (repo / "mkdocs.yml").read_text(encoding="utf-8")
+    plain = re.sub(r"\nhooks:\n(  - .*\n)+", "\n", text)
+    assert plain != text, "mkdocs.yml has no hooks: section to remove"
+    plain = re.sub(r"\n  custom_dir: overrides\n", "\n", plain)   # our overrides call the hook's helpers
+    path = repo / "mkdocs-plain.yml"
+    path.write_text(plain, encoding="utf-8")
+    return path
+
+
+def timed_plain_build(repo: Path, config: Path, site: Path) -> float:
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--config-file", str(config), "--site-dir", str(site)],
+                          cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, "SITE_URL": f"http://127.0.0.1:{PORT}/", "DISABLE_MKDOCS_2_WARNING": "true"})
+    if proc.returncode != 0:
+        raise SystemExit(proc.stdout[-2000:] + proc.stderr[-2000:])
+    return time.perf_counter() - t
+
+
+def _cpu_children() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def build_ratio(repo: Path, tmp: Path, pairs: int = 3) -> dict:
+    """scripts/build.py (pipeline, hook, search index, strict) against a plain Material build of the
+    same generated pages, side by side: ``pairs`` alternating runs, medians of wall time and of CPU
+    time (user+sys of the build processes: steadier than wall time on a shared machine)."""
+    config = plain_material_config(repo)
+    wall: dict = {"ours": [], "plain": []}
+    cpu: dict = {"ours": [], "plain": []}
+    for i in range(pairs):
+        for name, fn in (("ours", lambda: timed_build(repo, tmp / f"ratio-ours-{i}")),
+                         ("plain", lambda: timed_plain_build(repo, config, tmp / f"ratio-plain-{i}"))):
+            c = _cpu_children()
+            wall[name].append(fn())
+            cpu[name].append(_cpu_children() - c)
+    out = {k: {n: statistics.median(v[n]) for n in v} for k, v in (("wall", wall), ("cpu", cpu))}
+    for k in ("wall", "cpu"):
+        out[k]["ratio"] = out[k]["ours"] / out[k]["plain"]
+    return out
 
 
 def clean_generated(repo: Path) -> None:
@@ -207,6 +255,14 @@ def main() -> int:
             for name, lang in (("`make serve SERVE_LANG=en`", "en"), ("`make serve` (4 languages)", None)):
                 print(f"| {name}: edit a title in data/ to refreshed page (median of 5) | {edit_to_refresh(repo, lang):.1f} s |")
         return 0
+    if args.ratio_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = repo_copy(Path(tmp) / "repo")
+            timed_build(repo, Path(tmp) / "site")          # generates the pages the plain build reads
+            r = build_ratio(repo, Path(tmp))
+        for k in ("wall", "cpu"):
+            print(f"{k}: scripts/build.py {r[k]['ours']:.2f} s, plain Material {r[k]['plain']:.2f} s: {r[k]['ratio']:.2f}x")
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         repo = repo_copy(tmp / "repo")
@@ -220,6 +276,7 @@ def main() -> int:
         stats = site_stats(tmp / "site")
         serve_one = edit_to_refresh(repo, "en")
         serve_all = edit_to_refresh(repo, None)
+        ratio = build_ratio(repo, tmp)
         figures = browser_figures(tmp / "site")
         lh = {} if args.no_lighthouse else lighthouse(tmp / "site")
 
@@ -235,6 +292,9 @@ def main() -> int:
     rows.append(("Rebuild after changing one fact", f"{incremental:.1f} s"))
     rows.append(("`make serve SERVE_LANG=en`: edit a title in data/ to refreshed page (median of 5)", f"{serve_one:.1f} s"))
     rows.append(("`make serve` (4 languages): edit a title in data/ to refreshed page (median of 5)", f"{serve_all:.1f} s"))
+    for k, label in (("wall", "wall time"), ("cpu", "CPU time")):
+        rows.append((f"scripts/build.py vs plain Material build of the same pages, {label} (median of 3 pairs, same run)",
+                     f"{ratio[k]['ours']:.1f} s / {ratio[k]['plain']:.1f} s = {ratio[k]['ratio']:.2f}x"))
     rows.append(("HTML pages / total site size", f"{stats['pages']} / {stats['bytes'] / 1e6:.1f} MB"))
     for name, size in figures["weight"].items():
         rows.append((f"Page weight, {name} (HTML+CSS+JS, uncompressed; en / zh)",

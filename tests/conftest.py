@@ -1,18 +1,21 @@
-"""Fixtures only. The built site is made once per session, in a temp directory."""
+"""Fixtures only. The real site is built once per session (built_site); one variant (a fifth
+language and a hostile fact title, variant_site) once more, for the tests that need it."""
 from __future__ import annotations
 
-import os
+import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from atlas.enrich import enrich  # noqa: E402
-from atlas.load import load  # noqa: E402
+from atlas.load import LANGS, LOCALES, load  # noqa: E402
 from atlas.provenance import find_sources_dir  # noqa: E402
 from atlas.validate import validate  # noqa: E402
 
@@ -96,3 +99,63 @@ def page(browser):
     yield pg
     ctx.close()
     assert not outside, f"requests to other hosts: {outside[:5]}"
+
+
+def run_script(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    """``python <args>`` in a repository (copy), output captured."""
+    return subprocess.run([sys.executable, *args], cwd=repo, capture_output=True, text=True, timeout=600)
+
+
+HOSTILE_ID = "214-acc-policy-balanced"
+#: A title with every character that could break an attribute, a tag or JSON; {options} is a value.
+HOSTILE_TITLE = """Zebrafish "double" and 'single' quotes, <b>bold</b> & {options}"""
+HOSTILE_PLAIN = HOSTILE_TITLE.replace("{options}", "LinearCrossEntropyOptions")
+
+
+@pytest.fixture(scope="session")
+def variant_site(tmp_path_factory) -> Path:
+    """One extra build for two tests: French added as a fifth language (following README
+    "Adding a language", with English text as its 'translation'), and a hostile fact title."""
+    repo = repo_copy(tmp_path_factory.mktemp("variant") / "repo")
+    new, locale = "fr", "fr_FR"
+    assert new not in LANGS
+    # the hostile title (the other languages' translations go stale, which does not stop a build)
+    rel = repo / "data" / "releases" / "2.14.yaml"
+    text = rel.read_text(encoding="utf-8")
+    old_title = """    title: acc_policy="balanced" is removed from LinearCrossEntropyOptions\n"""
+    assert old_title in text
+    rel.write_text(text.replace(old_title, "    title: " + json.dumps(HOSTILE_TITLE) + "\n"), encoding="utf-8")
+    # 1. one line of config
+    load_py = repo / "scripts" / "atlas" / "load.py"
+    line = "LOCALES = " + repr(LOCALES).replace("'", '"')
+    assert line in load_py.read_text(encoding="utf-8")
+    load_py.write_text(load_py.read_text(encoding="utf-8").replace(
+        line, "LOCALES = " + repr({**LOCALES, new: locale}).replace("'", '"')), encoding="utf-8")
+    # 2. the language for the i18n plugin in mkdocs.yml
+    mk = repo / "mkdocs.yml"
+    mk.write_text(mk.read_text(encoding="utf-8").replace(
+        "\nhooks:", f"        - locale: {new}\n          name: Français\n          build: true\n\nhooks:", 1),
+        encoding="utf-8")
+    # 3. UI strings, the hand-written page, and the fact texts (stub, then fill in)
+    shutil.copy(repo / "data" / "i18n" / "en.yaml", repo / "data" / "i18n" / f"{new}.yaml")
+    (repo / "docs" / new).mkdir()
+    shutil.copy(repo / "docs" / "en" / "about.md", repo / "docs" / new / "about.md")
+    proc = run_script(repo, "scripts/i18n.py", "stub", new)
+    assert proc.returncode == 0, proc.stderr
+    en = english_texts(repo)
+    for path in (repo / "data" / "translations" / new).rglob("*.yaml"):
+        table = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for key, entry in table.items():
+            entry["text"] = en[key]
+        path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    proc = run_script(repo, "scripts/build.py", "--site-dir", str(repo / "site"))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return repo / "site"
+
+
+def english_texts(repo: Path) -> dict[str, str]:
+    proc = run_script(repo, "-c", "import sys, json; sys.path.insert(0, 'scripts');"
+                "from atlas.load import load; from atlas.validate import validate;"
+                "print(json.dumps({t.key: t.en for t in validate(load()).texts}))")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)

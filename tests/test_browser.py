@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from atlas.load import LANGS, url_for
-from conftest import ROOT  # the `browser` and `page` fixtures are in conftest.py
+from conftest import HOSTILE_ID, HOSTILE_PLAIN, ROOT  # the `browser` and `page` fixtures are in conftest.py
 
 pytestmark = pytest.mark.slow
 ARTIFACTS = ROOT / "test-artifacts"
@@ -89,7 +89,7 @@ def test_search_puts_the_explaining_change_first(page, served_site, lang, query,
     prefix = url_for(lang).rstrip("/")
     assert results, f"no result for {query!r} in {lang}"
     assert results[0] == f"{prefix}/changes/{expected}/", results[:5]
-    assert all(r.startswith(f"{prefix}/") and (lang != "en" or not r[1:3] in ("zh", "ru", "id")) for r in results[:3]), \
+    assert all(r.startswith(f"{prefix}/") and (lang != LANGS[0] or r.split("/")[1] not in LANGS) for r in results[:3]), \
         f"another language leads: {results[:3]}"
 
 
@@ -329,3 +329,22 @@ def test_axe_catches_a_violation(page, served_site, axe):
         document.querySelector('article').prepend(p); }""")
     ids = {v["id"] for v in axe.run(page).response["violations"] if v["impact"] in ("serious", "critical")}
     assert {"label", "color-contrast"} <= ids, ids
+
+
+@pytest.mark.slow
+def test_a_hostile_title_is_text_in_search_results(variant_site, browser):
+    """Through the search box's DOM contract (#atlas-search-input, #atlas-search-results a)."""
+    import static_server
+
+    server, url = static_server.serve(variant_site)
+    ctx = browser.new_context()
+    try:
+        pg = ctx.new_page()
+        results = search(pg, url, "en", "Zebrafish")
+        assert results and results[0] == f"/changes/{HOSTILE_ID}/", results[:3]
+        first = pg.locator("#atlas-search-results a").first
+        assert first.text_content().strip() == HOSTILE_PLAIN
+        assert first.locator("b").count() == 0, "the title's <b> became an element"
+    finally:
+        ctx.close()
+        server.shutdown()

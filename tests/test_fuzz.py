@@ -31,7 +31,7 @@ from atlas import site
 from atlas.load import LANGS, TRANSLATED, DataError, RawData, load, parse
 from conftest import ROOT, repo_copy
 
-N = int(os.environ.get("FUZZ_N", "240"))
+N = int(os.environ.get("FUZZ_N", "200"))
 SEED = int(os.environ.get("FUZZ_SEED", "20261130"))
 BATCH = 40
 #: ``file: id: field: message``; the file is a data file (or a glob of them).
@@ -246,11 +246,13 @@ def mutate(rng: random.Random, raw: RawData, files: dict[str, str]) -> tuple[Raw
 
 
 def _langs_for(description: str, rng: random.Random) -> tuple[str, ...]:
-    """Render the language the mutated file belongs to (and English); all four now and then."""
+    """Render the language the mutated file belongs to (English otherwise); all of them now and then."""
+    if rng.random() < 0.1:
+        return LANGS
     for lang in TRANSLATED:
         if f"/{lang}/" in description or f"i18n/{lang}.yaml" in description:
-            return ("en", lang)
-    return LANGS if rng.random() < 0.25 else ("en", rng.choice(TRANSLATED))
+            return (lang,)
+    return (LANGS[0],)
 
 
 def run_one(index: int, base) -> str:
@@ -274,12 +276,7 @@ def run_one(index: int, base) -> str:
 def test_mutated_data_fails_cleanly_or_builds(base, batch):
     outcomes = [run_one(i, base) for i in range(batch * BATCH, min(N, (batch + 1) * BATCH))]
     # the fuzzer must exercise both outcomes, or it is not testing anything
-    assert "error" in outcomes, outcomes
-
-
-def test_fuzzer_sees_both_outcomes(base):
-    outcomes = [run_one(i, base) for i in range(60)]
-    assert outcomes.count("error") >= 20 and outcomes.count("ok") >= 3, outcomes.count("ok")
+    assert "error" in outcomes and "ok" in outcomes, outcomes
 
 
 def test_the_checker_catches_a_traceback(base, monkeypatch):

@@ -135,8 +135,9 @@ def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
     return {name: {"schema_version": SCHEMA_VERSION, **_absolute(body, base)} for name, body in out.items()}
 
 
-def write(atlas: Atlas, directory: Path, site_url: str = DEFAULT_SITE_URL) -> None:
-    for name, body in build(atlas, site_url).items():
+def write(files: dict[str, Any], directory: Path) -> None:
+    """Write the files ``build`` returned (name -> JSON body) under ``directory``."""
+    for name, body in files.items():
         path = directory / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(body, ensure_ascii=False, sort_keys=True, indent=1) + "\n", encoding="utf-8")

@@ -56,10 +56,10 @@ def generate(state: dict) -> Atlas:
     fp = _fingerprint(site_url)
     if state.get("fingerprint") != fp:
         langs = state.get("langs") or LANGS   # `make serve SERVE_LANG=ru` renders one language
-        atlas, pages, _ = pipeline(load(), langs, sources_dir=find_sources_dir(), site_url=site_url)   # raises DataError: the build stops, site/ untouched
+        atlas, pages, api_files = pipeline(load(), langs, sources_dir=find_sources_dir(), site_url=site_url)   # raises DataError: the build stops, site/ untouched
         written, removed = write_pages(pages, langs=langs)
         log.info(f"atlas: {written} generated pages written, {removed} removed")
-        state.update(fingerprint=fp, atlas=atlas, api_written=False)
+        state.update(fingerprint=fp, atlas=atlas, api_files=api_files, api_written=False)
     return state["atlas"]
 
 
@@ -89,7 +89,7 @@ def write_redirects(state: dict, site_dir: Path) -> None:
 def write_api(state: dict, site_dir: Path) -> None:
     if state.get("api_written"):
         return
-    api.write(state["atlas"], site_dir / "api" / "v1", state.get("site_url") or DEFAULT_SITE_URL)
+    api.write(state["api_files"], site_dir / "api" / "v1")
     feed.write(state["atlas"], site_dir, state.get("site_url") or DEFAULT_SITE_URL)
     state["api_written"] = True
 
