@@ -16,7 +16,7 @@ import pytest
 
 import search_eval
 from atlas.load import LANGS
-from test_browser import browser  # noqa: F401 - the session Chromium fixture, shared
+
 
 pytestmark = pytest.mark.slow
 
@@ -26,7 +26,7 @@ CATEGORY_MIN = {"error": 50, "identifier": 30, "question": 40}
 
 
 @pytest.fixture(scope="module")
-def heldout(browser, served_site):  # noqa: F811 - pytest injects the imported fixture
+def heldout(browser, served_site):  # `browser` is the session Chromium of conftest.py
     results = search_eval._run_in(browser, served_site, search_eval.load_queries("heldout"), search_eval.TIMEOUT_MS)
     return search_eval.summarise(results, "heldout")
 
