@@ -10,11 +10,16 @@ Out: an ``Atlas``: releases newest first with their breaking changes and counts,
      rollbacks, an ordered checklist, the public API diff of the two wheels), the
      error-message index, FAQ by release, page paths per language, the sources with what
      each supports, and the automatic wheel checks of every change (identifiers, error
-     messages, entry points; see evidence.py).
+     messages, entry points; see evidence.py), and what the templates would
+     otherwise compute: the FAQ entries that refer to each change, evidence tallies
+     per release, events' local and UTC times, the change-list rows, and the upgrade
+     from the latest release's predecessor. Templates only lay these out.
 """
 from __future__ import annotations
 
+import datetime as dt
 import re
+import zoneinfo
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -23,7 +28,7 @@ from typing import Any, Optional
 from .evidence import (Verdict, api_diff, entry_point_findings, error_verdicts, ident_verdicts, module_of,
                        probe_id, read_claims, read_surfaces, read_wheels, stub_errors, wheel_of)
 from .keys import version_key
-from .schema import MATRIX_KEYS, Change, Release, iter_cites
+from .schema import MATRIX_KEYS, Change, Event, Faq, Release, iter_cites
 from .validate import FactBase
 
 #: Checklist order: what blocks installing first, then code that stops running,
@@ -56,6 +61,23 @@ class Upgrade:
 
 
 @dataclass
+class EventTime:
+    local: dt.datetime                # the start in the event's own time zone (aware)
+    utc: dt.datetime                  # the same instant in UTC
+
+
+def event_time(e: Event) -> EventTime:
+    """An event's naive local start placed in its ``timezone``, and the same instant in UTC."""
+    local = e.start.replace(tzinfo=zoneinfo.ZoneInfo(e.timezone))
+    return EventTime(local=local, utc=local.astimezone(dt.timezone.utc))
+
+
+def upgrade_slug(old: str, new: str) -> str:
+    """``2.14``, ``2.15`` -> ``2.14-to-2.15``: an upgrade page's and API file's name."""
+    return f"{old}-to-{new}"
+
+
+@dataclass
 class Atlas:
     fb: FactBase
     releases: list[Release]           # newest first
@@ -71,6 +93,12 @@ class Atlas:
     wheels: dict = field(default_factory=dict)            # data/wheels.yaml
     checks: dict = field(default_factory=dict)            # change id -> [Verdict] (identifiers, errors)
     entry_point_findings: list = field(default_factory=list)   # entry points whose module is absent
+    faq_refs: dict[str, list[tuple[Faq, Release]]] = field(default_factory=dict)   # change id -> FAQ entries citing it
+    event_times: dict[str, EventTime] = field(default_factory=dict)                # event id -> local and UTC start
+    change_rows: dict[str, list[tuple[Change, Release]]] = field(default_factory=dict)  # "changes"/"breaking" -> rows
+    latest_upgrade_slug: Optional[str] = None   # upgrade page from the latest release's predecessor to it
+    evidence_tally: dict[str, Counter] = field(default_factory=dict)   # version -> Counter of evidence statuses (+ "unchecked")
+    contradicted: dict[str, list[Change]] = field(default_factory=dict)   # version -> changes the wheels contradict
 
     def auto_checks(self, c: Change) -> list[Verdict]:
         """The automatic wheel checks of a change: its identifiers, then its error messages."""
@@ -99,9 +127,6 @@ class Atlas:
         if c.area in ("rocm", "xpu", "mps"):
             return "none_platform"
         return "none_probe"
-
-    def evidence_counts(self, rel: Release) -> Counter:
-        return Counter(self.evidence_status(c) for c in rel.changes)
 
     def change(self, cid: str) -> Change:
         return next(c for r in self.releases for c in r.changes if c.id == cid)
@@ -207,7 +232,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
         breaking = [c for r in steps for c in r.changes if c.is_breaking]
         rollbacks = [c for c in breaking if c.rollback is not None]
         upgrades.append(Upgrade(
-            old=old, new=new, slug=f"{old.version}-to-{new.version}", steps=steps, breaking=breaking,
+            old=old, new=new, slug=upgrade_slug(old.version, new.version), steps=steps, breaking=breaking,
             matrix=matrix_diff(old, new), rollbacks=rollbacks,
             checklist=sorted(breaking, key=lambda c: _checklist_key(c, rel_of)),
         ))
@@ -240,10 +265,26 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     links = _name_links(checks, {c.id: c.type for c in all_changes})
     for up in upgrades:
         up.api_diff = _api_diff(up.old, up.new, surfaces, wheels.versions, links, oldest_first)
-    return Atlas(
+    faq_refs: dict[str, list[tuple[Faq, Release]]] = defaultdict(list)
+    for r in newest:
+        for q in r.faq:
+            for cid in dict.fromkeys(q.refs):
+                faq_refs[cid].append((q, r))
+    atlas = Atlas(
         fb=fb, releases=newest, latest=latest, change_release=rel_of, upgrades=upgrades,
         errors=errors, counts=counts,
         areas=sorted({c.area for c in all_changes}), types=sorted({c.type for c in all_changes}),
         cites_by_source=dict(cites), lock=lock, wheels=wheels.model_dump(),
         checks=checks, entry_point_findings=entry_point_findings(lock, idv),
+        faq_refs=dict(faq_refs),
+        event_times={e.id: event_time(e) for r in oldest_first for e in r.events},
+        change_rows={"changes": [(c, r) for r in newest for c in r.changes],
+                     "breaking": [(c, r) for r in newest for c in r.changes if c.is_breaking]},
+        latest_upgrade_slug=upgrade_slug(latest.previous, latest.version) if latest.previous else None,
     )
+    for r in newest:   # needs the atlas: a change's evidence status reads the lock and the wheel checks
+        tally = Counter(atlas.evidence_status(c) for c in r.changes)
+        tally["unchecked"] = tally["none_speed"] + tally["none_platform"] + tally["none_probe"]
+        atlas.evidence_tally[r.version] = tally
+        atlas.contradicted[r.version] = [c for c in r.changes if atlas.evidence_status(c) == "contradicted"]
+    return atlas

@@ -118,49 +118,49 @@ class Renderer:
         self.texts = {t.key: t for t in atlas.fb.texts}
         self.env = environment()
         self.globals = dict(
-            t=self.t, t_raw=self.t_raw, tx=self.tx, tp=self.tp, val=self.val, qty=self.qty, day=self.day, num=self.num,
-            fence=fence, esc=fmt.escape, link=md_link, atlas=atlas, lang=lang, href=rel_href,
-            moment=self.moment, zone=zoneinfo.ZoneInfo, utc=dt.timezone.utc, pu=fmt.punctuation(lang),
-            url_for=url_for,   # url_for(lang, "changes/x/") -> "/zh/changes/x/"
+            ui_text=self.ui_text, ui_template=self.ui_template, fact_html=self.fact_html,
+            fact_plain=self.fact_plain, value_html=self.value_html, qty=self.qty, date_html=self.date_html,
+            number_html=self.number_html, moment_html=self.moment_html, fence=fence, esc=fmt.escape,
+            md_path=md_link, page_href=rel_href, atlas=atlas, lang=lang, pu=fmt.punctuation(lang),
             site_url=self.site_url.rstrip("/") + "/",
             abs_url=lambda path: fmt.escape(absolute_url(self.site_url, lang, path)),
         )  # passed to every render; templates import _macros "with context", so macros see them too
 
     # --- helpers exposed to templates -------------------------------------------------
-    def t(self, key: str, **values: Any) -> str:
+    def ui_text(self, key: str, **values: Any) -> str:
         """A UI string (escaped), with ``{name}`` filled from ``values`` (formatted)."""
         if key not in self.ui:
             raise KeyError(f"UI string '{key}' missing in data/i18n/{self.lang}.yaml")
         return fmt.render_html(self.ui[key], values, self.lang)
 
-    def t_raw(self, key: str) -> str:
+    def ui_template(self, key: str) -> str:
         """A UI string with its placeholders left for client-side code to fill (escaped)."""
         return fmt.escape(self.ui[key])
 
-    def tp(self, key: str, **values: Any) -> str:
+    def fact_plain(self, key: str, **values: Any) -> str:
         """A fact text as plain text (front matter, meta tags)."""
         item = self.texts[key]
         return fmt.render_plain(text_for(self.fb, key, self.lang, item.en), self.fb.scopes[item.owner], self.lang)
 
-    def tx(self, key: str) -> str:
+    def fact_html(self, key: str) -> str:
         """A fact text, translated, placeholders filled, escaped for Markdown and HTML."""
         item = self.texts[key]
         return fmt.render_html(text_for(self.fb, key, self.lang, item.en), self.fb.scopes[item.owner], self.lang)
 
-    def val(self, value: Any, style: str | None = None) -> str:
+    def value_html(self, value: Any, style: str | None = None) -> str:
         return fmt.format_value(value, self.lang, style)
 
     def qty(self, value: float, unit: str, upper: float | None = None) -> fmt.Quantity:
-        """A figure with its unit, for ``val()`` or as a UI string value: "1,5 мс", "55,4 %"."""
+        """A figure with its unit, for ``value_html()`` or as a UI string value: "1,5 мс", "55,4 %"."""
         return fmt.Quantity(value, self.ui[f"unit.{unit}"], upper)
 
-    def day(self, d) -> str:
+    def date_html(self, d) -> str:
         return fmt.escape(fmt.format_day(d, self.lang))
 
-    def num(self, n) -> str:
+    def number_html(self, n) -> str:
         return fmt.escape(fmt.format_number(n, self.lang))
 
-    def moment(self, dt_value, tz: str | None = None) -> str:
+    def moment_html(self, dt_value, tz: str | None = None) -> str:
         return fmt.escape(fmt.format_moment(dt_value, self.lang, tz))
 
     # --- pages ------------------------------------------------------------------------
@@ -189,12 +189,12 @@ class Renderer:
         for rel in a.releases:
             add(self.page("release.md.j2", f"releases/{rel.version}.md", files[rel.version],
                           lambda rel=rel: {"title": fmt.render_plain(self.ui["release.title"], release_scope(rel), self.lang),
-                                           "description": self.tp(f"{rel.version}.headline")},
+                                           "description": self.fact_plain(f"{rel.version}.headline")},
                           rel=rel))
             for c in rel.changes:
                 add(self.page("change.md.j2", f"changes/{c.id}.md", files[rel.version],
-                              lambda c=c: {"title": self.tp(f"{c.id}.title"),
-                                           "description": self.tp(f"{c.id}.summary")[:300],
+                              lambda c=c: {"title": self.fact_plain(f"{c.id}.title"),
+                                           "description": self.fact_plain(f"{c.id}.summary")[:300],
                                            "atlas_change": c.id}, c=c, rel=rel))
         for kind in ("changes", "breaking"):
             add(self.page("change_index.md.j2", f"{kind}/index.md", "data/releases/*.yaml",
