@@ -59,6 +59,30 @@ class Upgrade:
     checklist: list[Change]
     api_diff: Optional[dict] = None   # evidence: public API diff of the two releases' wheels (see _api_diff)
 
+    @property
+    def dropped(self) -> list[MatrixRow]:
+        """The matrix rows that lose items (a Python version, a GPU architecture) in this upgrade."""
+        return [row for row in self.matrix if row.dropped]
+
+
+@dataclass
+class ReleaseView:
+    """A release's changes and matrix grouped as its page shows them."""
+    breaking: list[Change]                          # in data order
+    highlights: list[tuple[str, list[Change]]]      # (area, its non-breaking changes), areas sorted, empty areas left out
+    matrix_cells: list[tuple[str, Any]]             # (matrix key, cell) for every known cell, in model order
+    performance: list[Change]                       # changes with a figure
+
+
+def release_view(rel: Release, areas: list[str]) -> ReleaseView:
+    rest = [c for c in rel.changes if not c.is_breaking]
+    return ReleaseView(
+        breaking=[c for c in rel.changes if c.is_breaking],
+        highlights=[(a, items) for a in areas if (items := [c for c in rest if c.area == a])],
+        matrix_cells=[(k, cell) for k, cell in rel.matrix if cell is not None],
+        performance=[c for c in rel.changes if c.figure],
+    )
+
 
 @dataclass
 class EventTime:
@@ -99,6 +123,7 @@ class Atlas:
     latest_upgrade_slug: Optional[str] = None   # upgrade page from the latest release's predecessor to it
     evidence_tally: dict[str, Counter] = field(default_factory=dict)   # version -> Counter of evidence statuses (+ "unchecked")
     contradicted: dict[str, list[Change]] = field(default_factory=dict)   # version -> changes the wheels contradict
+    views: dict[str, ReleaseView] = field(default_factory=dict)           # version -> its page's groupings
 
     def auto_checks(self, c: Change) -> list[Verdict]:
         """The automatic wheel checks of a change: its identifiers, then its error messages."""
@@ -127,6 +152,14 @@ class Atlas:
         if c.area in ("rocm", "xpu", "mps"):
             return "none_platform"
         return "none_probe"
+
+    def evidence_versions(self, c: Change) -> list[str]:
+        """The torch versions a change's probes expect something of, sorted: its evidence table's columns."""
+        return sorted({v for p in c.probes for v in p.expect})
+
+    def entry_point_findings_of(self, cid: Optional[str]) -> list:
+        """Entry points whose module is absent, attributed to change ``cid`` (None: to no change)."""
+        return [f for f in self.entry_point_findings if f["change"] == cid]
 
     def change(self, cid: str) -> Change:
         return next(c for r in self.releases for c in r.changes if c.id == cid)
@@ -270,10 +303,11 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
         for q in r.faq:
             for cid in dict.fromkeys(q.refs):
                 faq_refs[cid].append((q, r))
+    areas = sorted({c.area for c in all_changes})
     atlas = Atlas(
         fb=fb, releases=newest, latest=latest, change_release=rel_of, upgrades=upgrades,
         errors=errors, counts=counts,
-        areas=sorted({c.area for c in all_changes}), types=sorted({c.type for c in all_changes}),
+        areas=areas, types=sorted({c.type for c in all_changes}),
         cites_by_source=dict(cites), lock=lock, wheels=wheels.model_dump(),
         checks=checks, entry_point_findings=entry_point_findings(lock, idv),
         faq_refs=dict(faq_refs),
@@ -281,6 +315,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
         change_rows={"changes": [(c, r) for r in newest for c in r.changes],
                      "breaking": [(c, r) for r in newest for c in r.changes if c.is_breaking]},
         latest_upgrade_slug=upgrade_slug(latest.previous, latest.version) if latest.previous else None,
+        views={r.version: release_view(r, areas) for r in newest},
     )
     for r in newest:   # needs the atlas: a change's evidence status reads the lock and the wheel checks
         tally = Counter(atlas.evidence_status(c) for c in r.changes)
