@@ -110,7 +110,26 @@ def render_problem(exc: BaseException, template: str, src: str, lang: str, ctx: 
 
 
 class Renderer:
-    """Renders every page of one language."""
+    """Renders every page of one language.
+
+    Globals every template sees (``self.globals``); each returns what its name says:
+
+    - ``ui_text(key, **values)``: a UI string from ``data/i18n/<lang>.yaml``, placeholders filled, escaped.
+    - ``ui_template(key)``: a UI string with its ``{placeholders}`` left for atlas.js to fill, escaped.
+    - ``fact_html(key)``: a fact text (``<owner>.<field>``), translated, placeholders filled, escaped.
+    - ``value_html(value, style=None)``: a value (number, version, list, ``qty``) formatted for the language, escaped.
+    - ``qty(value, unit, upper=None)``: a figure with its unit, a value for ``value_html`` or ``ui_text``.
+    - ``date_html(d)``, ``number_html(n)``, ``moment_html(datetime, tz=None)``: a date, count or instant, localised, escaped.
+    - ``esc(text)``: any text escaped for Markdown and HTML. ``fence(code, lang)``: a fenced code block.
+    - ``md_path(path, to)``: relative ``.md`` file link between two docs pages (MkDocs resolves and checks it).
+    - ``page_href(path, to)``: relative directory URL between two pages (for raw ``<a href>``).
+    - ``root_href(path, target)``: relative URL from a page to a file at the site root (``api/v1/...``).
+    - ``abs_url(path)``: absolute URL of a page, escaped. ``site_url``: the site's base URL, ending in ``/``.
+    - ``pu``: the language's punctuation (``pu.colon``, ``pu.lp``...). ``atlas``: the enriched facts.
+
+    ``fact_plain(key)`` (plain fact text, for front matter and the search index) is for Python callers only.
+    Each page also gets ``path`` (its docs path), ``page_title`` and its own context (``c``, ``rel``, ``up``...).
+    """
 
     def __init__(self, atlas: Atlas, lang: str, site_url: str = DEFAULT_SITE_URL):
         self.atlas, self.fb, self.lang, self.site_url = atlas, atlas.fb, lang, site_url
@@ -119,14 +138,20 @@ class Renderer:
         self.env = environment()
         self.globals = dict(
             ui_text=self.ui_text, ui_template=self.ui_template, fact_html=self.fact_html,
-            fact_plain=self.fact_plain, value_html=self.value_html, qty=self.qty, date_html=self.date_html,
+            value_html=self.value_html, qty=self.qty, date_html=self.date_html,
             number_html=self.number_html, moment_html=self.moment_html, fence=fence, esc=fmt.escape,
-            md_path=md_link, page_href=rel_href, atlas=atlas, lang=lang, pu=fmt.punctuation(lang),
+            md_path=md_link, page_href=rel_href, root_href=self.root_href, atlas=atlas, pu=fmt.punctuation(lang),
             site_url=self.site_url.rstrip("/") + "/",
             abs_url=lambda path: fmt.escape(absolute_url(self.site_url, lang, path)),
         )  # passed to every render; templates import _macros "with context", so macros see them too
 
     # --- helpers exposed to templates -------------------------------------------------
+    def root_href(self, path: str, target: str) -> str:
+        """Relative URL from generated page ``path`` to ``target`` at the site root (``api/v1/x.json``),
+        above the language prefix (``url_for``) that non-English pages live under."""
+        up = "../" * (url_for(self.lang).count("/") - 1)
+        return rel_href(path, "index.md") + up + target
+
     def ui_text(self, key: str, **values: Any) -> str:
         """A UI string (escaped), with ``{name}`` filled from ``values`` (formatted)."""
         if key not in self.ui:
@@ -137,7 +162,7 @@ class Renderer:
         """A UI string with its placeholders left for client-side code to fill (escaped)."""
         return fmt.escape(self.ui[key])
 
-    def fact_plain(self, key: str, **values: Any) -> str:
+    def fact_plain(self, key: str) -> str:
         """A fact text as plain text (front matter, meta tags)."""
         item = self.texts[key]
         return fmt.render_plain(text_for(self.fb, key, self.lang, item.en), self.fb.scopes[item.owner], self.lang)
