@@ -13,13 +13,11 @@ escapes it, so a ``|``, ``<script>`` or backtick in a fact stays text.
 """
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import json
 import posixpath
 import re
 import traceback
-import zoneinfo
 from pathlib import Path
 from typing import Any
 
