@@ -76,12 +76,13 @@ def test_golden(golden_pages, lang, page):
 
 
 #: Computations that live in enrich.py (see its docstring), never in a template again:
-#: time zones, the upgrade slug, lists built with append, evidence statuses, the language prefix.
+#: time zones, the upgrade slug, lists built with append, filters on evidence status, changes, matrix
+#: cells or notes, the language prefix.
 _COMPUTED_IN_ENRICH = {
     "astimezone": r"astimezone", "zone(": r"\bzone\(", "utc": r"(?<![\w.'\"])utc\b", "upgrade slug": r"""["']-to-["']""",
     "list built by append": r"\.append\(", "filter by evidence status": r"evidence_status\([^)]*\)\s*[!=]=", "rejectattr": r"rejectattr",
     "language prefix": r"lang\s*[!=]=", "release filtered": r"\b(rel|r)\.changes\s*\|",
-    "matrix filtered": r"\.matrix\s*\|", "namespace": r"namespace\(",
+    "matrix filtered": r"\.matrix\s*\|", "namespace": r"namespace\(", "notes filtered": r"\{%\s*if n\.kind\b",
 }
 
 

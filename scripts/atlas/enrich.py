@@ -8,12 +8,13 @@ Out: an ``Atlas``: releases newest first with their breaking changes and counts,
      the upgrade diff for every ordered pair of releases (breaking changes in
      between, matrix side by side with changed cells, dropped items, expiring
      rollbacks, an ordered checklist, the public API diff of the two wheels), the
-     error-message index, FAQ by release, page paths per language, the sources with what
-     each supports, and the automatic wheel checks of every change (identifiers, error
-     messages, entry points; see evidence.py), and what the templates would
-     otherwise compute: the FAQ entries that refer to each change, evidence tallies
-     per release, events' local and UTC times, the change-list rows, and the upgrade
-     from the latest release's predecessor. Templates only lay these out.
+     error-message index, FAQ by release, the automatic wheel checks of every change
+     (identifiers, error messages, entry points; see evidence.py), and everything a
+     page would otherwise compute: the FAQ entries that refer to each change,
+     evidence tallies and contradicted changes per release, events' local and UTC
+     times, each release page's groupings (``ReleaseView``), the change-list rows,
+     the sources page's lists and counts (``SourcesView``), and the latest release's
+     upgrade slug. Templates only lay these out (tests/test_render.py checks it).
 """
 from __future__ import annotations
 
@@ -74,6 +75,30 @@ class ReleaseView:
     performance: list[Change]                       # changes with a figure
 
 
+@dataclass
+class SourcesView:
+    """What the sources page lists, releases newest first. A note is (owner, release, note index)."""
+    facts: dict[str, int]                                # source id -> citations of it outside caveats
+    disagreements: list[tuple[str, Any, Release, int]]   # ("change" | "faq", owner, release, note index)
+    self_reported: list[Change]                          # figures not independently verified
+    inferred_cells: list[tuple[Release, str, Any]]       # (release, matrix key, cell) of inferred cells
+    inferred_notes: list[tuple[str, Any, int]]           # ("release" | "change", owner, note index) with values
+
+
+def sources_view(newest: list[Release], cites: dict[str, list]) -> SourcesView:
+    def noted(items, kind: str, rel: Optional[Release] = None, with_values: bool = False):
+        return [(kind, it, rel, i) if rel else (kind, it, i) for it in items for i, n in enumerate(it.notes)
+                if n.kind == ("inferred" if with_values else "disagreement") and (n.values or not with_values)]
+    return SourcesView(
+        facts={sid: len(v) for sid, v in cites.items()},
+        disagreements=[d for r in newest for d in noted(r.changes, "change", r) + noted(r.faq, "faq", r)],
+        self_reported=[c for r in newest for c in r.changes if c.figure and c.figure.verification != "independent"],
+        inferred_cells=[(r, k, cell) for r in newest for k, cell in r.matrix if cell is not None and cell.inferred],
+        inferred_notes=[n for r in newest for n in noted([r], "release", with_values=True)
+                        + noted(r.changes, "change", with_values=True)],
+    )
+
+
 def release_view(rel: Release, areas: list[str]) -> ReleaseView:
     rest = [c for c in rel.changes if not c.is_breaking]
     return ReleaseView(
@@ -112,7 +137,6 @@ class Atlas:
     counts: dict[str, Counter]              # version -> Counter of change types (+ "breaking")
     areas: list[str]
     types: list[str]
-    cites_by_source: dict[str, list[tuple[str, str]]]   # source id -> [(fact id, locator)]
     lock: dict = field(default_factory=dict)              # data/evidence.lock.yaml
     wheels: dict = field(default_factory=dict)            # data/wheels.yaml
     checks: dict = field(default_factory=dict)            # change id -> [Verdict] (identifiers, errors)
@@ -124,6 +148,7 @@ class Atlas:
     evidence_tally: dict[str, Counter] = field(default_factory=dict)   # version -> Counter of evidence statuses (+ "unchecked")
     contradicted: dict[str, list[Change]] = field(default_factory=dict)   # version -> changes the wheels contradict
     views: dict[str, ReleaseView] = field(default_factory=dict)           # version -> its page's groupings
+    sources_view: Optional["SourcesView"] = None                          # the sources page's lists
 
     def auto_checks(self, c: Change) -> list[Verdict]:
         """The automatic wheel checks of a change: its identifiers, then its error messages."""
@@ -308,14 +333,14 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
         fb=fb, releases=newest, latest=latest, change_release=rel_of, upgrades=upgrades,
         errors=errors, counts=counts,
         areas=areas, types=sorted({c.type for c in all_changes}),
-        cites_by_source=dict(cites), lock=lock, wheels=wheels.model_dump(),
+        lock=lock, wheels=wheels.model_dump(),
         checks=checks, entry_point_findings=entry_point_findings(lock, idv),
         faq_refs=dict(faq_refs),
         event_times={e.id: event_time(e) for r in oldest_first for e in r.events},
         change_rows={"changes": [(c, r) for r in newest for c in r.changes],
                      "breaking": [(c, r) for r in newest for c in r.changes if c.is_breaking]},
         latest_upgrade_slug=upgrade_slug(latest.previous, latest.version) if latest.previous else None,
-        views={r.version: release_view(r, areas) for r in newest},
+        views={r.version: release_view(r, areas) for r in newest}, sources_view=sources_view(newest, cites),
     )
     for r in newest:   # needs the atlas: a change's evidence status reads the lock and the wheel checks
         tally = Counter(atlas.evidence_status(c) for c in r.changes)
