@@ -6,13 +6,15 @@ import re
 import shutil
 from pathlib import Path
 
+import jinja2
+import jinja2.meta
 import markdown
 import pytest
 import yaml
 
 from atlas.enrich import enrich
 from atlas.load import TRANSLATED, load
-from atlas.render import Renderer, fence
+from atlas.render import Renderer, environment, fence
 from atlas.text import escape, render_html
 from atlas.validate import validate
 from conftest import FIXTURES, ROOT
@@ -47,11 +49,15 @@ def _fixture_data(tmp_path: Path, release: Path, zh: dict | None = None) -> Path
 
 
 @pytest.fixture(scope="module")
-def golden_pages(tmp_path_factory):
+def golden_atlas(tmp_path_factory):
     zh = yaml.safe_load((GOLDEN / "translations_zh.yaml").read_text(encoding="utf-8"))
     data = _fixture_data(tmp_path_factory.mktemp("golden"), GOLDEN / "9.1.yaml", zh)
-    atlas = enrich(validate(load(data)))
-    return {lang: Renderer(atlas, lang).pages() for lang in ("en", "zh")}
+    return enrich(validate(load(data)))
+
+
+@pytest.fixture(scope="module")
+def golden_pages(golden_atlas):
+    return {lang: Renderer(golden_atlas, lang).pages() for lang in ("en", "zh")}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -67,6 +73,46 @@ def test_golden(golden_pages, lang, page):
     assert got == expected.read_text(encoding="utf-8"), (
         f"{page} ({lang}) differs from {expected.name}; if the change is intended run: "
         f"UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_render.py")
+
+
+#: Computations that live in enrich.py (see its docstring), never in a template again:
+#: time zones, the upgrade slug, lists built with append, filters on evidence status, changes, matrix
+#: cells or notes, the language prefix.
+_COMPUTED_IN_ENRICH = {
+    "astimezone": r"astimezone", "zone(": r"\bzone\(", "utc": r"(?<![\w.'\"])utc\b", "upgrade slug": r"""["']-to-["']""",
+    "list built by append": r"\.append\(", "filter by evidence status": r"evidence_status\([^)]*\)\s*[!=]=", "rejectattr": r"rejectattr",
+    "language prefix": r"lang\s*[!=]=", "release filtered": r"\b(rel|r)\.changes\s*\|",
+    "matrix filtered": r"\.matrix\s*\|", "namespace": r"namespace\(", "notes filtered": r"\{%\s*if n\.kind\b",
+}
+
+
+def _template_code(path: Path) -> str:
+    """The Jinja code of a template ({{ }} and {% %} only; Markdown and comments left out)."""
+    return "\n".join(re.findall(r"\{\{.*?\}\}|\{%.*?%\}", path.read_text(encoding="utf-8"), re.S))
+
+
+def test_templates_leave_computing_to_enrich():
+    found = [f"{p.name}: {what}" for p in (ROOT / "scripts" / "templates").glob("*.j2")
+             for what, pattern in _COMPUTED_IN_ENRICH.items() if re.search(pattern, _template_code(p))]
+    assert not found, f"computed in a template, belongs in scripts/atlas/enrich.py: {found}"
+
+
+def test_template_code_check_sees_a_computation(tmp_path):
+    """The check above reads the template code: a time-zone conversion inside {{ }} is caught, the word in text is not."""
+    page = tmp_path / "x.md.j2"
+    page.write_text("Times are astimezone-free. {{ moment_html(e.start.astimezone(utc)) }}\n", encoding="utf-8")
+    code = _template_code(page)
+    assert code == "{{ moment_html(e.start.astimezone(utc)) }}"
+    assert re.search(_COMPUTED_IN_ENRICH["astimezone"], code) and re.search(_COMPUTED_IN_ENRICH["utc"], code)
+
+
+def test_every_template_global_is_used(golden_atlas):
+    """A helper passed to the templates that no template (or macro) names is dead code."""
+    env = environment()
+    used = set().union(*(jinja2.meta.find_undeclared_variables(env.parse(p.read_text(encoding="utf-8")))
+                         for p in (ROOT / "scripts" / "templates").glob("*.j2")))
+    unused = set(Renderer(golden_atlas, "en").globals) - used
+    assert not unused, f"template globals no template uses (delete them from Renderer.globals): {sorted(unused)}"
 
 
 def test_every_template_has_a_golden_page():

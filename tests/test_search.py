@@ -166,7 +166,7 @@ def test_every_faq_entry_is_a_document_at_its_anchor(atlas, index, lang):
         for q in rel.faq:
             url = f"faq/{rel.version}/#{q.id}"
             assert url in urls
-            answer = si.tokens(renderer.tp(f"{q.id}.answer"))     # as the page shows it
+            answer = si.tokens(renderer.fact_plain(f"{q.id}.answer"))     # as the page shows it
             words = [t for t in answer if t.isalpha() and len(t) > 3][:5]
             assert words and set(words) <= doc_terms(index[lang], url), (url, words)
 

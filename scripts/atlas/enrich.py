@@ -8,13 +8,19 @@ Out: an ``Atlas``: releases newest first with their breaking changes and counts,
      the upgrade diff for every ordered pair of releases (breaking changes in
      between, matrix side by side with changed cells, dropped items, expiring
      rollbacks, an ordered checklist, the public API diff of the two wheels), the
-     error-message index, FAQ by release, page paths per language, the sources with what
-     each supports, and the automatic wheel checks of every change (identifiers, error
-     messages, entry points; see evidence.py).
+     error-message index, FAQ by release, the automatic wheel checks of every change
+     (identifiers, error messages, entry points; see evidence.py), and everything a
+     page would otherwise compute: the FAQ entries that refer to each change,
+     evidence tallies and contradicted changes per release, events' local and UTC
+     times, each release page's groupings (``ReleaseView``), the change-list rows,
+     the sources page's lists and counts (``SourcesView``), and the latest release's
+     upgrade slug. Templates only lay these out (tests/test_render.py checks it).
 """
 from __future__ import annotations
 
+import datetime as dt
 import re
+import zoneinfo
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -23,7 +29,7 @@ from typing import Any, Optional
 from .evidence import (Verdict, api_diff, entry_point_findings, error_verdicts, ident_verdicts, module_of,
                        probe_id, read_claims, read_surfaces, read_wheels, stub_errors, wheel_of)
 from .keys import version_key
-from .schema import MATRIX_KEYS, Change, Release, iter_cites
+from .schema import MATRIX_KEYS, Change, Event, Faq, Release, iter_cites
 from .validate import FactBase
 
 #: Checklist order: what blocks installing first, then code that stops running,
@@ -54,6 +60,71 @@ class Upgrade:
     checklist: list[Change]
     api_diff: Optional[dict] = None   # evidence: public API diff of the two releases' wheels (see _api_diff)
 
+    @property
+    def dropped(self) -> list[MatrixRow]:
+        """The matrix rows that lose items (a Python version, a GPU architecture) in this upgrade."""
+        return [row for row in self.matrix if row.dropped]
+
+
+@dataclass
+class ReleaseView:
+    """A release's changes and matrix grouped as its page shows them."""
+    breaking: list[Change]                          # in data order
+    highlights: list[tuple[str, list[Change]]]      # (area, its non-breaking changes), areas sorted, empty areas left out
+    matrix_cells: list[tuple[str, Any]]             # (matrix key, cell) for every known cell, in model order
+    performance: list[Change]                       # changes with a figure
+
+
+@dataclass
+class SourcesView:
+    """What the sources page lists, releases newest first. A note is (owner, release, note index)."""
+    facts: dict[str, int]                                # source id -> citations of it outside caveats
+    disagreements: list[tuple[str, Any, Release, int]]   # ("change" | "faq", owner, release, note index)
+    self_reported: list[Change]                          # figures not independently verified
+    inferred_cells: list[tuple[Release, str, Any]]       # (release, matrix key, cell) of inferred cells
+    inferred_notes: list[tuple[str, Any, int]]           # ("release" | "change", owner, note index) with values
+
+
+def sources_view(newest: list[Release], cites: dict[str, list]) -> SourcesView:
+    def noted(items, kind: str, rel: Optional[Release] = None, with_values: bool = False):
+        return [(kind, it, rel, i) if rel else (kind, it, i) for it in items for i, n in enumerate(it.notes)
+                if n.kind == ("inferred" if with_values else "disagreement") and (n.values or not with_values)]
+    return SourcesView(
+        facts={sid: len(v) for sid, v in cites.items()},
+        disagreements=[d for r in newest for d in noted(r.changes, "change", r) + noted(r.faq, "faq", r)],
+        self_reported=[c for r in newest for c in r.changes if c.figure and c.figure.verification != "independent"],
+        inferred_cells=[(r, k, cell) for r in newest for k, cell in r.matrix if cell is not None and cell.inferred],
+        inferred_notes=[n for r in newest for n in noted([r], "release", with_values=True)
+                        + noted(r.changes, "change", with_values=True)],
+    )
+
+
+def release_view(rel: Release, areas: list[str]) -> ReleaseView:
+    rest = [c for c in rel.changes if not c.is_breaking]
+    return ReleaseView(
+        breaking=[c for c in rel.changes if c.is_breaking],
+        highlights=[(a, items) for a in areas if (items := [c for c in rest if c.area == a])],
+        matrix_cells=[(k, cell) for k, cell in rel.matrix if cell is not None],
+        performance=[c for c in rel.changes if c.figure],
+    )
+
+
+@dataclass
+class EventTime:
+    local: dt.datetime                # the start in the event's own time zone (aware)
+    utc: dt.datetime                  # the same instant in UTC
+
+
+def event_time(e: Event) -> EventTime:
+    """An event's naive local start placed in its ``timezone``, and the same instant in UTC."""
+    local = e.start.replace(tzinfo=zoneinfo.ZoneInfo(e.timezone))
+    return EventTime(local=local, utc=local.astimezone(dt.timezone.utc))
+
+
+def upgrade_slug(old: str, new: str) -> str:
+    """``2.14``, ``2.15`` -> ``2.14-to-2.15``: an upgrade page's and API file's name."""
+    return f"{old}-to-{new}"
+
 
 @dataclass
 class Atlas:
@@ -66,11 +137,18 @@ class Atlas:
     counts: dict[str, Counter]              # version -> Counter of change types (+ "breaking")
     areas: list[str]
     types: list[str]
-    cites_by_source: dict[str, list[tuple[str, str]]]   # source id -> [(fact id, locator)]
     lock: dict = field(default_factory=dict)              # data/evidence.lock.yaml
     wheels: dict = field(default_factory=dict)            # data/wheels.yaml
     checks: dict = field(default_factory=dict)            # change id -> [Verdict] (identifiers, errors)
     entry_point_findings: list = field(default_factory=list)   # entry points whose module is absent
+    faq_refs: dict[str, list[tuple[Faq, Release]]] = field(default_factory=dict)   # change id -> FAQ entries citing it
+    event_times: dict[str, EventTime] = field(default_factory=dict)                # event id -> local and UTC start
+    change_rows: dict[str, list[tuple[Change, Release]]] = field(default_factory=dict)  # "changes"/"breaking" -> rows
+    latest_upgrade_slug: Optional[str] = None   # upgrade page from the latest release's predecessor to it
+    evidence_tally: dict[str, Counter] = field(default_factory=dict)   # version -> Counter of evidence statuses (+ "unchecked")
+    contradicted: dict[str, list[Change]] = field(default_factory=dict)   # version -> changes the wheels contradict
+    views: dict[str, ReleaseView] = field(default_factory=dict)           # version -> its page's groupings
+    sources_view: Optional["SourcesView"] = None                          # the sources page's lists
 
     def auto_checks(self, c: Change) -> list[Verdict]:
         """The automatic wheel checks of a change: its identifiers, then its error messages."""
@@ -100,8 +178,13 @@ class Atlas:
             return "none_platform"
         return "none_probe"
 
-    def evidence_counts(self, rel: Release) -> Counter:
-        return Counter(self.evidence_status(c) for c in rel.changes)
+    def evidence_versions(self, c: Change) -> list[str]:
+        """The torch versions a change's probes expect something of, sorted: its evidence table's columns."""
+        return sorted({v for p in c.probes for v in p.expect})
+
+    def entry_point_findings_of(self, cid: Optional[str]) -> list:
+        """Entry points whose module is absent, attributed to change ``cid`` (None: to no change)."""
+        return [f for f in self.entry_point_findings if f["change"] == cid]
 
     def change(self, cid: str) -> Change:
         return next(c for r in self.releases for c in r.changes if c.id == cid)
@@ -207,7 +290,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
         breaking = [c for r in steps for c in r.changes if c.is_breaking]
         rollbacks = [c for c in breaking if c.rollback is not None]
         upgrades.append(Upgrade(
-            old=old, new=new, slug=f"{old.version}-to-{new.version}", steps=steps, breaking=breaking,
+            old=old, new=new, slug=upgrade_slug(old.version, new.version), steps=steps, breaking=breaking,
             matrix=matrix_diff(old, new), rollbacks=rollbacks,
             checklist=sorted(breaking, key=lambda c: _checklist_key(c, rel_of)),
         ))
@@ -240,10 +323,28 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     links = _name_links(checks, {c.id: c.type for c in all_changes})
     for up in upgrades:
         up.api_diff = _api_diff(up.old, up.new, surfaces, wheels.versions, links, oldest_first)
-    return Atlas(
+    faq_refs: dict[str, list[tuple[Faq, Release]]] = defaultdict(list)
+    for r in newest:
+        for q in r.faq:
+            for cid in dict.fromkeys(q.refs):
+                faq_refs[cid].append((q, r))
+    areas = sorted({c.area for c in all_changes})
+    atlas = Atlas(
         fb=fb, releases=newest, latest=latest, change_release=rel_of, upgrades=upgrades,
         errors=errors, counts=counts,
-        areas=sorted({c.area for c in all_changes}), types=sorted({c.type for c in all_changes}),
-        cites_by_source=dict(cites), lock=lock, wheels=wheels.model_dump(),
+        areas=areas, types=sorted({c.type for c in all_changes}),
+        lock=lock, wheels=wheels.model_dump(),
         checks=checks, entry_point_findings=entry_point_findings(lock, idv),
+        faq_refs=dict(faq_refs),
+        event_times={e.id: event_time(e) for r in oldest_first for e in r.events},
+        change_rows={"changes": [(c, r) for r in newest for c in r.changes],
+                     "breaking": [(c, r) for r in newest for c in r.changes if c.is_breaking]},
+        latest_upgrade_slug=upgrade_slug(latest.previous, latest.version) if latest.previous else None,
+        views={r.version: release_view(r, areas) for r in newest}, sources_view=sources_view(newest, cites),
     )
+    for r in newest:   # needs the atlas: a change's evidence status reads the lock and the wheel checks
+        tally = Counter(atlas.evidence_status(c) for c in r.changes)
+        tally["unchecked"] = tally["none_speed"] + tally["none_platform"] + tally["none_probe"]
+        atlas.evidence_tally[r.version] = tally
+        atlas.contradicted[r.version] = [c for c in r.changes if atlas.evidence_status(c) == "contradicted"]
+    return atlas

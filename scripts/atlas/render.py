@@ -13,13 +13,11 @@ escapes it, so a ``|``, ``<script>`` or backtick in a fact stays text.
 """
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import json
 import posixpath
 import re
 import traceback
-import zoneinfo
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +108,26 @@ def render_problem(exc: BaseException, template: str, src: str, lang: str, ctx: 
 
 
 class Renderer:
-    """Renders every page of one language."""
+    """Renders every page of one language.
+
+    Globals every template sees (``self.globals``); each returns what its name says:
+
+    - ``ui_text(key, **values)``: a UI string from ``data/i18n/<lang>.yaml``, placeholders filled, escaped.
+    - ``ui_template(key)``: a UI string with its ``{placeholders}`` left for atlas.js to fill, escaped.
+    - ``fact_html(key)``: a fact text (``<owner>.<field>``), translated, placeholders filled, escaped.
+    - ``value_html(value, style=None)``: a value (number, version, list, ``qty``) formatted for the language, escaped.
+    - ``qty(value, unit, upper=None)``: a figure with its unit, a value for ``value_html`` or ``ui_text``.
+    - ``date_html(d)``, ``number_html(n)``, ``moment_html(datetime, tz=None)``: a date, count or instant, localised, escaped.
+    - ``esc(text)``: any text escaped for Markdown and HTML. ``fence(code, lang)``: a fenced code block.
+    - ``md_path(path, to)``: relative ``.md`` file link between two docs pages (MkDocs resolves and checks it).
+    - ``page_href(path, to)``: relative directory URL between two pages (for raw ``<a href>``).
+    - ``root_href(path, target)``: relative URL from a page to a file at the site root (``api/v1/...``).
+    - ``abs_url(path)``: absolute URL of a page, escaped. ``site_url``: the site's base URL, ending in ``/``.
+    - ``pu``: the language's punctuation (``pu.colon``, ``pu.lp``...). ``atlas``: the enriched facts.
+
+    ``fact_plain(key)`` (plain fact text, for front matter and the search index) is for Python callers only.
+    Each page also gets ``path`` (its docs path), ``page_title`` and its own context (``c``, ``rel``, ``up``...).
+    """
 
     def __init__(self, atlas: Atlas, lang: str, site_url: str = DEFAULT_SITE_URL):
         self.atlas, self.fb, self.lang, self.site_url = atlas, atlas.fb, lang, site_url
@@ -118,49 +135,55 @@ class Renderer:
         self.texts = {t.key: t for t in atlas.fb.texts}
         self.env = environment()
         self.globals = dict(
-            t=self.t, t_raw=self.t_raw, tx=self.tx, tp=self.tp, val=self.val, qty=self.qty, day=self.day, num=self.num,
-            fence=fence, esc=fmt.escape, link=md_link, atlas=atlas, lang=lang, href=rel_href,
-            moment=self.moment, zone=zoneinfo.ZoneInfo, utc=dt.timezone.utc, pu=fmt.punctuation(lang),
-            url_for=url_for,   # url_for(lang, "changes/x/") -> "/zh/changes/x/"
+            ui_text=self.ui_text, ui_template=self.ui_template, fact_html=self.fact_html,
+            value_html=self.value_html, qty=self.qty, date_html=self.date_html,
+            number_html=self.number_html, moment_html=self.moment_html, fence=fence, esc=fmt.escape,
+            md_path=md_link, page_href=rel_href, root_href=self.root_href, atlas=atlas, pu=fmt.punctuation(lang),
             site_url=self.site_url.rstrip("/") + "/",
             abs_url=lambda path: fmt.escape(absolute_url(self.site_url, lang, path)),
         )  # passed to every render; templates import _macros "with context", so macros see them too
 
     # --- helpers exposed to templates -------------------------------------------------
-    def t(self, key: str, **values: Any) -> str:
+    def root_href(self, path: str, target: str) -> str:
+        """Relative URL from generated page ``path`` to ``target`` at the site root (``api/v1/x.json``),
+        above the language prefix (``url_for``) that non-English pages live under."""
+        up = "../" * (url_for(self.lang).count("/") - 1)
+        return rel_href(path, "index.md") + up + target
+
+    def ui_text(self, key: str, **values: Any) -> str:
         """A UI string (escaped), with ``{name}`` filled from ``values`` (formatted)."""
         if key not in self.ui:
             raise KeyError(f"UI string '{key}' missing in data/i18n/{self.lang}.yaml")
         return fmt.render_html(self.ui[key], values, self.lang)
 
-    def t_raw(self, key: str) -> str:
+    def ui_template(self, key: str) -> str:
         """A UI string with its placeholders left for client-side code to fill (escaped)."""
         return fmt.escape(self.ui[key])
 
-    def tp(self, key: str, **values: Any) -> str:
+    def fact_plain(self, key: str) -> str:
         """A fact text as plain text (front matter, meta tags)."""
         item = self.texts[key]
         return fmt.render_plain(text_for(self.fb, key, self.lang, item.en), self.fb.scopes[item.owner], self.lang)
 
-    def tx(self, key: str) -> str:
+    def fact_html(self, key: str) -> str:
         """A fact text, translated, placeholders filled, escaped for Markdown and HTML."""
         item = self.texts[key]
         return fmt.render_html(text_for(self.fb, key, self.lang, item.en), self.fb.scopes[item.owner], self.lang)
 
-    def val(self, value: Any, style: str | None = None) -> str:
+    def value_html(self, value: Any, style: str | None = None) -> str:
         return fmt.format_value(value, self.lang, style)
 
     def qty(self, value: float, unit: str, upper: float | None = None) -> fmt.Quantity:
-        """A figure with its unit, for ``val()`` or as a UI string value: "1,5 мс", "55,4 %"."""
+        """A figure with its unit, for ``value_html()`` or as a UI string value: "1,5 мс", "55,4 %"."""
         return fmt.Quantity(value, self.ui[f"unit.{unit}"], upper)
 
-    def day(self, d) -> str:
+    def date_html(self, d) -> str:
         return fmt.escape(fmt.format_day(d, self.lang))
 
-    def num(self, n) -> str:
+    def number_html(self, n) -> str:
         return fmt.escape(fmt.format_number(n, self.lang))
 
-    def moment(self, dt_value, tz: str | None = None) -> str:
+    def moment_html(self, dt_value, tz: str | None = None) -> str:
         return fmt.escape(fmt.format_moment(dt_value, self.lang, tz))
 
     # --- pages ------------------------------------------------------------------------
@@ -189,12 +212,12 @@ class Renderer:
         for rel in a.releases:
             add(self.page("release.md.j2", f"releases/{rel.version}.md", files[rel.version],
                           lambda rel=rel: {"title": fmt.render_plain(self.ui["release.title"], release_scope(rel), self.lang),
-                                           "description": self.tp(f"{rel.version}.headline")},
+                                           "description": self.fact_plain(f"{rel.version}.headline")},
                           rel=rel))
             for c in rel.changes:
                 add(self.page("change.md.j2", f"changes/{c.id}.md", files[rel.version],
-                              lambda c=c: {"title": self.tp(f"{c.id}.title"),
-                                           "description": self.tp(f"{c.id}.summary")[:300],
+                              lambda c=c: {"title": self.fact_plain(f"{c.id}.title"),
+                                           "description": self.fact_plain(f"{c.id}.summary")[:300],
                                            "atlas_change": c.id}, c=c, rel=rel))
         for kind in ("changes", "breaking"):
             add(self.page("change_index.md.j2", f"{kind}/index.md", "data/releases/*.yaml",

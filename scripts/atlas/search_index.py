@@ -234,11 +234,11 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
         scope = release_scope(rel)
         rtitle = plain("release.title", **scope)
         for c in rel.changes:
-            d = _Doc(f"changes/{c.id}/", "change", r.tp(f"{c.id}.title"), r.tp(f"{c.id}.summary"), c.id, rel.version)
+            d = _Doc(f"changes/{c.id}/", "change", r.fact_plain(f"{c.id}.title"), r.fact_plain(f"{c.id}.summary"), c.id, rel.version)
             d.add("title", d.title)
             for key in by_owner[c.id]:
                 if not key.endswith(".title"):
-                    d.add("body", r.tp(key))
+                    d.add("body", r.fact_plain(key))
             d.add("body", rtitle, ui[f"area.{c.area}"], ui[f"type.{c.type}"], c.area, c.type)
             if c.rollback:
                 d.add("body", ui["change.rollback"])
@@ -265,9 +265,9 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
             d.add("ids", c.id)
             docs.append(d)
 
-        d = _Doc(f"releases/{rel.version}/", "release", rtitle, r.tp(f"{rel.version}.headline"), rel.version, rel.version)
+        d = _Doc(f"releases/{rel.version}/", "release", rtitle, r.fact_plain(f"{rel.version}.headline"), rel.version, rel.version)
         d.add("title", rtitle, rel.version, rel.full_version)
-        d.add("body", r.tp(f"{rel.version}.headline"))
+        d.add("body", r.fact_plain(f"{rel.version}.headline"))
         cnt = atlas.counts[rel.version]
         if rel.released:
             d.add("facts", plain("release.released"), fmt.format_day(rel.released, lang), rel.released.isoformat())
@@ -280,7 +280,7 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
         d.add("facts", plain("release.changes"), cnt["all"], plain("release.breaking_count", n=cnt["breaking"]))
         for key in by_owner[rel.version]:
             if key != f"{rel.version}.headline":
-                d.add("body", r.tp(key))
+                d.add("body", r.fact_plain(key))
         for k in MATRIX_KEYS:
             cell = getattr(rel.matrix, k)
             if cell is not None:
@@ -289,29 +289,29 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
                 for s in (cell.value if isinstance(cell.value, list) else [cell.value]):
                     d.idents += identifiers(s)
                 if cell.note:
-                    d.add("body", r.tp(f"{rel.version}.matrix.{k}.note"))
+                    d.add("body", r.fact_plain(f"{rel.version}.matrix.{k}.note"))
         docs.append(d)
 
         for q in rel.faq:
-            d = _Doc(f"faq/{rel.version}/#{q.id}", "faq", r.tp(f"{q.id}.question"), r.tp(f"{q.id}.answer"), q.id, rel.version)
+            d = _Doc(f"faq/{rel.version}/#{q.id}", "faq", r.fact_plain(f"{q.id}.question"), r.fact_plain(f"{q.id}.answer"), q.id, rel.version)
             d.add("title", d.title)
-            d.add("body", r.tp(f"{q.id}.answer"), rtitle)
+            d.add("body", r.fact_plain(f"{q.id}.answer"), rtitle)
             docs.append(d)
 
         for e in rel.events:
             local = e.start.replace(tzinfo=zoneinfo.ZoneInfo(e.timezone))
-            title = r.tp(f"{e.id}.title")
+            title = r.fact_plain(f"{e.id}.title")
             when = fmt.format_moment(local, lang, e.timezone)
-            d = _Doc(f"releases/{rel.version}/#{e.id}", "event", title, f"{when} · {r.tp(f'{e.id}.summary')}", e.id, rel.version)
+            d = _Doc(f"releases/{rel.version}/#{e.id}", "event", title, f"{when} · {r.fact_plain(f'{e.id}.summary')}", e.id, rel.version)
             d.add("title", title, plain(f"search.kind.{e.kind}"))
-            d.add("body", r.tp(f"{e.id}.summary"), when, fmt.format_moment(local.astimezone(dt.timezone.utc), lang),
+            d.add("body", r.fact_plain(f"{e.id}.summary"), when, fmt.format_moment(local.astimezone(dt.timezone.utc), lang),
                   local.date().isoformat(), local.strftime("%H:%M"), e.timezone, rtitle,
                   plain("event.speakers"), plain("event.local_time"))
             for p in e.speakers + ([e.host] if e.host else []):
                 d.add("ids", p.name, p.affiliation)
             for key in by_owner[e.id]:
                 if ".note." in key:
-                    d.add("body", r.tp(key))
+                    d.add("body", r.fact_plain(key))
             docs.append(d)
     return docs
 
