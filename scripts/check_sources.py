@@ -30,8 +30,8 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=DATA, help="the data directory (default: data/)")
     args = ap.parse_args()
     if args.sources is None or not args.sources.is_dir():
-        raise UsageError(f"the folder of source articles ({args.sources or '../shared/sources'}) does not exist; "
-                         "pass --sources DIR")
+        raise UsageError(f"{args.sources or '../shared/sources'} does not exist: it should hold the source "
+                         "articles; pass --sources DIR")
     try:
         fb = validate(load(args.data), sources_dir=args.sources)
     except DataError as exc:

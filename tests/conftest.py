@@ -138,6 +138,15 @@ def variant_site(tmp_path_factory) -> Path:
         encoding="utf-8")
     # 3. UI strings, the hand-written page, and the fact texts (stub, then fill in)
     shutil.copy(repo / "data" / "i18n" / "en.yaml", repo / "data" / "i18n" / f"{new}.yaml")
+    # the language's own words: its glossary renderings and its search stop words (English here)
+    gl = repo / "data" / "glossary.yaml"
+    entries = yaml.safe_load(gl.read_text(encoding="utf-8"))
+    for e in entries:
+        e["terms"][new] = {"use": e["en"], "avoid": [], "why": "test language: the English term"}
+    gl.write_text(yaml.safe_dump(entries, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    sw = repo / "data" / "search" / "stopwords.yaml"
+    stop = yaml.safe_load(sw.read_text(encoding="utf-8"))
+    sw.write_text(yaml.safe_dump({**stop, new: stop["en"]}, allow_unicode=True), encoding="utf-8")
     (repo / "docs" / new).mkdir()
     shutil.copy(repo / "docs" / "en" / "about.md", repo / "docs" / new / "about.md")
     proc = run_script(repo, "scripts/i18n.py", "stub", new)

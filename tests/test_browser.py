@@ -343,7 +343,7 @@ def test_a_hostile_title_is_text_in_search_results(variant_site, browser):
         results = search(pg, url, "en", "Zebrafish")
         assert results and results[0] == f"/changes/{HOSTILE_ID}/", results[:3]
         first = pg.locator("#atlas-search-results a").first
-        assert first.text_content().strip() == HOSTILE_PLAIN
+        assert first.locator(".atlas-search__title").text_content().strip() == HOSTILE_PLAIN
         assert first.locator("b").count() == 0, "the title's <b> became an element"
     finally:
         ctx.close()

@@ -110,7 +110,7 @@
     IDENT.lastIndex = 0;
     while ((m = IDENT.exec(q))) found.push(m[0]);
     QUOTED.lastIndex = 0;    // a quoted name in an error line ('cholesky') is an identifier too
-    while ((m = QUOTED.exec(q))) { var nm = m[1] || m[2] || m[3]; if (nm.length >= 3 && found.indexOf(nm) < 0) found.push(nm); }
+    while ((m = QUOTED.exec(q))) { var nm = m[1] || m[2] || m[3]; if (nm.length >= 2 && found.indexOf(nm) < 0) found.push(nm); }
     found.forEach(function (raw) {
       var ident = raw.replace(/^["'.]+|["'.]+$/g, "").toLowerCase();
       var keys = [ident];

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -322,8 +322,8 @@ class Translation(Strict):
 class Ledger(Strict):
     """data/published_ids.yaml: every published change id, and redirects for renamed ones."""
 
-    published: list[str] = []
-    redirects: Optional[dict[str, str]] = None
+    published: list[Annotated[str, Field(pattern=FACT_ID)]] = []
+    redirects: Optional[dict[Annotated[str, Field(pattern=FACT_ID)], Annotated[str, Field(pattern=FACT_ID)]]] = None
 
 
 class LockEntry(BaseModel):
