@@ -31,12 +31,11 @@ import serve_watch  # noqa: E402
 import static_server  # noqa: E402
 from atlas.cli import run  # noqa: E402
 from atlas.load import TRANSLATED  # noqa: E402
-from ensure_browser import chromium  # noqa: E402
+from ensure_browser import CHROMIUM_ARGS, chromium  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = chromium() or "/usr/bin/chromium"   # scripts/ensure_browser.py finds the browser
-ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+ARGS = CHROMIUM_ARGS
 PAGE_TYPES = {"home": "", "release": "releases/2.15/", "change": "changes/215-dcp-strides/",
               "breaking index": "breaking/", "upgrade": "upgrade/2.14-to-2.15/", "errors": "errors/"}
 #: Timing queries (not the quality query set): identifiers, a pasted error line, questions, typos.

@@ -16,6 +16,12 @@ import sys
 PACKAGES = ["chromium", "fonts-noto-cjk"]
 
 
+#: Flags that keep headless Chromium off the network (this machine has none) and quiet; every
+#: script and test that starts the browser uses these.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-default-apps"]
+
+
 def chromium() -> str | None:
     """The Chromium the tests and benchmarks drive: $CHROMIUM, /usr/bin/chromium, or `chromium` on PATH.
     The one place that says where the browser is (tests/test_browser.py and scripts/bench.py import it)."""

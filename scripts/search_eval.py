@@ -155,11 +155,10 @@ def summarise(results: list[dict], split: str = "") -> dict:
 
 
 def chromium():
-    """Debian Chromium's path and the flags the browser tests use (one home: tests/test_browser.py)."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from test_browser import ARGS, CHROMIUM
+    """Debian Chromium's path and the flags the browser tests use (one home: scripts/ensure_browser.py)."""
+    from ensure_browser import CHROMIUM_ARGS, chromium as find
 
-    return CHROMIUM, ARGS
+    return find() or "/usr/bin/chromium", CHROMIUM_ARGS
 
 
 def evaluate(split: str = "heldout", site: Path | None = None, browser=None, timeout_ms: int = TIMEOUT_MS) -> dict:

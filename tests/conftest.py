@@ -69,13 +69,11 @@ def served_site(built_site):
     server.shutdown()
 
 
-from ensure_browser import chromium  # noqa: E402
+from ensure_browser import CHROMIUM_ARGS, chromium  # noqa: E402
 
 # --- Chromium (shared by every browser test module: Playwright allows one sync session per process) ---
 CHROMIUM = chromium()   # scripts/ensure_browser.py: the one place that finds the browser
-#: Flags that keep headless Chromium off the network (this machine has none) and quiet.
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-default-apps"]
+ARGS = CHROMIUM_ARGS
 
 
 @pytest.fixture(scope="session")

@@ -109,6 +109,9 @@
     var out = {}, m, found = [];
     IDENT.lastIndex = 0;
     while ((m = IDENT.exec(q))) found.push(m[0]);
+    // Python's own wording names the attribute: module 'torch' has no attribute 'qr' -> torch.qr
+    var ATTR = /(?:module )?['"]([\w.]+)['"](?: object)? has no attribute ['"](\w+)['"]/g;
+    while ((m = ATTR.exec(q))) found.push(m[1] + "." + m[2]);
     QUOTED.lastIndex = 0;    // a quoted name in an error line ('cholesky') is an identifier too
     while ((m = QUOTED.exec(q))) { var nm = m[1] || m[2] || m[3]; if (nm.length >= 2 && found.indexOf(nm) < 0) found.push(nm); }
     found.forEach(function (raw) {
