@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Literal, Optional, Union
+from typing import Annotated, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -275,11 +275,14 @@ class Translation(Strict):
     text: str
 
 
+FactId = Annotated[str, Field(pattern=FACT_ID)]
+
+
 class Ledger(Strict):
     """data/published_ids.yaml: every published change id, and redirects for renamed ones."""
 
-    published: list[str] = []
-    redirects: Optional[dict[str, str]] = None
+    published: list[FactId] = []
+    redirects: Optional[dict[FactId, FactId]] = None
 
 
 class LockEntry(BaseModel):
