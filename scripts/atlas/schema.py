@@ -319,11 +319,14 @@ class Translation(Strict):
     text: str
 
 
+FactId = Annotated[str, Field(pattern=FACT_ID)]
+
+
 class Ledger(Strict):
     """data/published_ids.yaml: every published change id, and redirects for renamed ones."""
 
-    published: list[Annotated[str, Field(pattern=FACT_ID)]] = []
-    redirects: Optional[dict[Annotated[str, Field(pattern=FACT_ID)], Annotated[str, Field(pattern=FACT_ID)]]] = None
+    published: list[FactId] = []
+    redirects: Optional[dict[FactId, FactId]] = None
 
 
 class LockEntry(BaseModel):
