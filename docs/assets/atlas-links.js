@@ -120,7 +120,11 @@ document.querySelectorAll('link[rel="alternate"][type="application/atom+xml"]').
     document.querySelectorAll("article h2[id]").forEach(function (h) {
       var c = control(cfg, url + "#" + h.id, title + " \u2014 " + headingText(h), page.dataset.section, "atlas-copy__control--section");
       c.querySelector(".atlas-copy__button").setAttribute("aria-label", page.dataset.section + ": " + headingText(h));
-      c.querySelector(".atlas-copy__button").textContent = "\u29c9";
+      // a link icon drawn here (no icon font, no glyph the reader's fonts may lack); constant markup, no data
+      c.querySelector(".atlas-copy__button").innerHTML = '<svg viewBox="0 0 24 24" width="14" height="14" ' +
+        'aria-hidden="true" focusable="false"><path fill="currentColor" d="M3.9 12c0-1.71 1.39-3.1 3.1-3.1h4V7H7a5 ' +
+        '5 0 0 0 0 10h4v-1.9H7c-1.71 0-3.1-1.39-3.1-3.1M8 13h8v-2H8v2m9-6h-4v1.9h4c1.71 0 3.1 1.39 3.1 3.1s-1.39 ' +
+        '3.1-3.1 3.1h-4V17h4a5 5 0 0 0 0-10Z"/></svg>';
       h.appendChild(c);
     });
     document.querySelectorAll(".atlas-checklist[data-label]").forEach(function (box) { checklist(box, url, cfg); });
