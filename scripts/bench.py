@@ -246,6 +246,7 @@ def main() -> int:
     ap.add_argument("--write", action="store_true", help="write the table into README.md")
     ap.add_argument("--no-lighthouse", action="store_true")
     ap.add_argument("--serve-only", action="store_true", help="only the edit-to-refresh figures")
+    ap.add_argument("--ratio-only", action="store_true", help="only the build-time ratio against plain Material")
     args = ap.parse_args()
     rows = []
     if args.serve_only:
