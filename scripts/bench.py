@@ -163,7 +163,7 @@ def browser_figures(site: Path) -> dict:
                     ctx = b.new_context()
                     pg = ctx.new_page()
                     responses = []
-                    pg.on("response", responses.append)
+                    pg.on("response", lambda r: responses.append(r))   # Playwright tags the handler: no bound builtin
                     pg.goto(base + prefix + path, wait_until="networkidle")
                     # bodies are read while the page is open (reading them in the event handler raced ctx.close())
                     out[key][name] = sum(len(r.body()) for r in responses
