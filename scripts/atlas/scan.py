@@ -174,7 +174,7 @@ def elf_sections(data: bytes, names: tuple[str, ...]) -> list[tuple[int, int]]:
     shoff, = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
     heads = [struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize) for i in range(shnum)]
-    strtab_off, strtab_size = heads[shstrndx][4], heads[shstrndx][5]
+    strtab_off = heads[shstrndx][4]
     out = []
     for name_off, _type, _flags, _addr, off, size in heads:
         end = data.index(b"\0", strtab_off + name_off)

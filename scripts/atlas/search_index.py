@@ -27,13 +27,11 @@ Two matchers rank above prose:
 from __future__ import annotations
 
 import builtins
-import datetime as dt
 import functools
 import json
 import math
 import re
 import unicodedata
-import zoneinfo
 from collections import defaultdict
 from pathlib import Path
 
@@ -299,12 +297,12 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
             docs.append(d)
 
         for e in rel.events:
-            local = e.start.replace(tzinfo=zoneinfo.ZoneInfo(e.timezone))
+            local, utc = atlas.event_times[e.id].local, atlas.event_times[e.id].utc   # computed in enrich
             title = r.fact_plain(f"{e.id}.title")
             when = fmt.format_moment(local, lang, e.timezone)
             d = _Doc(f"releases/{rel.version}/#{e.id}", "event", title, f"{when} · {r.fact_plain(f'{e.id}.summary')}", e.id, rel.version)
             d.add("title", title, plain(f"search.kind.{e.kind}"))
-            d.add("body", r.fact_plain(f"{e.id}.summary"), when, fmt.format_moment(local.astimezone(dt.timezone.utc), lang),
+            d.add("body", r.fact_plain(f"{e.id}.summary"), when, fmt.format_moment(utc, lang),
                   local.date().isoformat(), local.strftime("%H:%M"), e.timezone, rtitle,
                   plain("event.speakers"), plain("event.local_time"))
             for p in e.speakers + ([e.host] if e.host else []):
