@@ -138,12 +138,13 @@ def test_json_api(built_site, factbase):
     assert "215-dcp-strides" in up["breaking"] and up["checklist"]
 
 
-def run_linkchecker(base_url: str, tmp_path: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    """LinkChecker over a served site: internal links and anchors; other hosts ignored."""
+def run_linkchecker(base_url: str, tmp_path: Path, env: dict | None = None,
+                    anchors: bool = True) -> subprocess.CompletedProcess:
+    """LinkChecker over a served site: internal links and (``anchors``) fragments; other hosts ignored."""
     cfg = tmp_path / "linkcheckerrc"
     # the server answers with a LinkChecker header, which lifts the per-host throttle to this rate
     cfg.write_text("[checking]\nmaxrequestspersecond=1000\n[filtering]\nignorewarnings=http-redirected\n"
-                   "[AnchorCheck]\n[output]\n")
+                   + ("[AnchorCheck]\n" if anchors else "") + "[output]\n")
     # through scripts/linkcheck_site.py: keeps read access as root, fails if AnchorCheck did not load
     return subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "linkcheck_site.py"), "--config", str(cfg), "--no-status",
@@ -164,7 +165,12 @@ def test_linkchecker_catches_a_broken_anchor_and_link(tmp_path):
 
     site = tmp_path / "mini"
     site.mkdir()
-    (site / "index.html").write_text('<html><body><a href="other.html#nowhere">a</a> <a href="gone.html">b</a></body></html>')
+    # other.html is reached through a good fragment first, then through a missing one and from a second page:
+    # scripts/linkcheck_site.py reads each page's anchors once, and must still check every fragment
+    (site / "index.html").write_text('<html><body><a href="other.html#here">a</a> <a href="third.html">c</a> '
+                                     '<a href="other.html#nowhere">a</a> <a href="gone.html">b</a></body></html>')
+    (site / "third.html").write_text('<html><body><a href="other.html#here">ok</a> <a href="other.html#missing">x</a>'
+                                     '</body></html>')
     (site / "other.html").write_text('<html><body><h1 id="here">x</h1></body></html>')
     server, url = static_server.serve(site)
     try:
@@ -172,7 +178,9 @@ def test_linkchecker_catches_a_broken_anchor_and_link(tmp_path):
     finally:
         server.shutdown()
     assert proc.returncode != 0
-    assert "gone.html" in proc.stdout and "nowhere" in proc.stdout
+    assert "gone.html" in proc.stdout and "nowhere" in proc.stdout and "missing" in proc.stdout
+    # two missing fragments (warnings) and one missing page (error): nothing else, nothing less
+    assert "2 warnings found. 1 error found." in proc.stdout, proc.stdout[-1500:]
     # as root, LinkChecker would switch to `nobody` and, in a mode-700 checkout, lose its plugins
     assert "dropping privileges" not in proc.stdout + proc.stderr
 
