@@ -1,8 +1,8 @@
 """Translations: lookup, consistency checks and the staleness report.
 
 In:  a ``FactBase`` (English texts with their keys, translation entries).
-Out: ``text_for(fb, key, lang)`` for rendering, ``problems(fb)`` for tests and
-     the build, and a command line:
+Out: ``text_for(fb, key, lang)`` for rendering, ``absent(fb)`` for the build, ``problems(fb)``
+     for tests, and a command line:
 
     python scripts/i18n.py status            # counts per language
     python scripts/i18n.py check [LANG]      # every problem, one line each
@@ -61,24 +61,37 @@ def text_for(fb, key: str, lang: str, en: str) -> str:
     return entry[0].text
 
 
-def problems(fb, langs=TRANSLATED) -> list[Problem]:
-    """Every inconsistency between the English texts and their translations."""
+def _absence(lang: str, t, entry) -> Problem | None:
+    """A ``missing`` or ``empty`` problem for English text ``t`` and its translation entry, or None."""
     from .keys import translation_file
 
+    if entry is None:
+        return Problem("missing", lang, t.key, translation_file(lang, t.file),
+                       f"no translation; run: python scripts/i18n.py stub {lang}")
+    if not entry[0].text.strip():
+        return Problem("empty", lang, t.key, entry[1], "translation text is empty")
+    return None
+
+
+def absent(fb, langs=TRANSLATED) -> list[Problem]:
+    """Only the translations that are missing or empty: what stops a build (``problems`` has the rest)."""
+    return [p for lang in langs for t in fb.texts
+            if (p := _absence(lang, t, fb.translations.get(lang, {}).get(t.key))) is not None]
+
+
+def problems(fb, langs=TRANSLATED) -> list[Problem]:
+    """Every inconsistency between the English texts and their translations."""
     out: list[Problem] = []
     en_keys = {t.key for t in fb.texts}
     for lang in langs:
         table = fb.translations.get(lang, {})
         for t in fb.texts:
-            tfile = translation_file(lang, t.file)
             entry = table.get(t.key)
-            if entry is None:
-                out.append(Problem("missing", lang, t.key, tfile, f"no translation; run: python scripts/i18n.py stub {lang}"))
+            gone = _absence(lang, t, entry)
+            if gone is not None:
+                out.append(gone)
                 continue
             tr, tfile = entry
-            if not tr.text.strip():
-                out.append(Problem("empty", lang, t.key, tfile, "translation text is empty"))
-                continue
             if tr.en_hash != en_hash(t.en):
                 out.append(Problem("stale", lang, t.key, tfile,
                                    f"English changed since this was translated; update the text, then run: "

@@ -38,7 +38,7 @@ def pipeline(raw: RawData, langs=LANGS, sources_dir: Path | None = None,
     nothing is written, so the last good site stays.
     """
     fb = validate(raw, sources_dir)
-    missing = [str(p) for p in i18n.problems(fb) if p.kind in ("missing", "empty")]
+    missing = [str(p) for p in i18n.absent(fb)]
     if missing:
         raise DataError(missing)
     atlas = enrich(fb)
