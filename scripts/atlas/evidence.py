@@ -181,15 +181,25 @@ def surface_path(version: str) -> Path:
     return SURFACES / f"surface-{version}.txt"
 
 
+_SURFACES: dict[tuple, tuple[dict, dict]] = {}
+
+
 def read_surfaces(versions) -> dict[str, tuple[dict, dict]]:
-    """{version: (header fields, {public name: signature})} for the committed surfaces."""
+    """{version: (header fields, {public name: signature})} for the committed surfaces.
+
+    Read-only results, parsed once per file version (path, mtime, size) in a process: the three
+    files hold 1.5 MB, and the fuzz test and ``mkdocs serve`` run the pipeline many times."""
     from .surface import read_surface
 
     out = {}
     for v in versions:
         p = surface_path(v)
         if p.exists():
-            out[v] = read_surface(p.read_text(encoding="utf-8"))
+            st = p.stat()
+            key = (str(p), st.st_mtime_ns, st.st_size)
+            if key not in _SURFACES:
+                _SURFACES[key] = read_surface(p.read_text(encoding="utf-8"))
+            out[v] = _SURFACES[key]
     return out
 
 

@@ -479,18 +479,18 @@ def read_surface(text: str) -> tuple[dict[str, str], dict[str, str]]:
     """(header fields, {dotted name: signature}) from text written by ``write_surface``."""
     head, names, stack = {}, {}, []
     for line in text.splitlines():
-        if line.startswith("#"):
+        if not line:
+            continue
+        if line[0] == "#":
             for kv in line[1:].split():
                 if "=" in kv:
                     k, v = kv.split("=", 1)
                     head[k] = v
             continue
-        if not line:
-            continue
         body = line.lstrip(" ")
-        depth = len(line) - len(body)
         part, _, sig = body.partition("\t")
-        stack = stack[:depth] + [part]
+        del stack[len(line) - len(body):]   # the depth is the indent
+        stack.append(part)
         if sig:
             names[".".join(stack)] = sig
     return head, names
