@@ -8,7 +8,8 @@ on_env         exposes UI strings to theme templates (404, Open Graph tags)
 on_post_template  keeps one 404 page per language instead of the last one built
 on_post_build  writes the JSON API (site/api/v1/), the Atom feeds, redirect pages for renamed ids in every
                language, and restores the English root 404;
-               after the last language is built, writes the search index (atlas/search_index.py)
+               after the last language is built, collects the search index (atlas/search_index.py), which
+               the pipeline started in a forked process (site.SearchJob)
 """
 from __future__ import annotations
 
@@ -42,14 +43,18 @@ def _serving() -> bool:
     return os.environ.get("ATLAS_SERVING") == "1"
 
 
-def _generate():
+def _guarded(step, *args):
     try:
-        return site.generate(_state)
+        return step(*args)
     except DataError as exc:  # a clean message, no traceback; the build stops
         # (under `mkdocs serve` the rebuild stops the same way and the last good pages stay served)
         raise PluginError(str(exc)) from None
     except Exception as exc:  # noqa: BLE001 - still a message, never a traceback; the build stops
         raise PluginError(f"the fact pipeline failed: {type(exc).__name__}: {exc}") from None
+
+
+def _generate():
+    return _guarded(site.generate, _state)
 
 
 def on_serve(server, config, builder):
@@ -83,6 +88,9 @@ def on_config(config):
     if _serving() and os.environ.get("ATLAS_SERVE_LANG"):
         _state["langs"] = (os.environ["ATLAS_SERVE_LANG"],)
     _state["site_url"] = config.site_url  # absolute URLs (copy link, API, feeds) follow the deployment path
+    # a build (not `mkdocs serve`): writes the search index (serve leaves it out, README "make serve")
+    # and may fork (serve runs threads, so it does not; atlas/forks.py)
+    _state["building"] = not _serving()
     _generate()
     return config
 
@@ -110,6 +118,6 @@ def on_post_build(config):
     site.write_redirects(_state, Path(config.site_dir))
     i18n = config.plugins.get("i18n")
     if i18n is None or not getattr(i18n, "building", False):  # the outer build: every language is done
-        if not _serving():  # `make serve` leaves the search index out (README "make serve")
-            site.index_search(_state, Path(config.site_dir))
+        if _state["building"]:   # started by the pipeline in a forked process; collected here
+            _guarded(site.index_search, _state, Path(config.site_dir))
         site.write_robots(Path(config.site_dir), config.site_url)

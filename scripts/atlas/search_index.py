@@ -1,8 +1,8 @@
 """Step 5b: the search index, one compact JSON file per language.
 
 In:  an ``Atlas`` (``enrich.py``) with its ``SearchData`` (aliases, stop words).
-Out: ``build(atlas) -> {lang: index dict}`` and ``write(atlas, dir)`` writing
-     ``<dir>/<lang>.json`` (sorted keys, no whitespace: byte-identical builds).
+Out: ``build(atlas) -> {lang: index dict}``, ``encode(atlas) -> {lang: JSON bytes}`` and
+     ``write(encoded, dir)`` writing ``<dir>/<lang>.json`` (sorted keys, no whitespace: byte-identical builds).
      ``docs/assets/search.js`` searches it in the browser.
 
 Documents (``[url, title, description, kind, release]``): every change page, every release page (dates, counts and matrix
@@ -407,12 +407,14 @@ def dumps(index: dict) -> str:
     return json.dumps(index, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def write(atlas: Atlas, out_dir: Path) -> dict[str, int]:
-    """Write ``<out_dir>/<lang>.json``; returns bytes per language."""
+def encode(atlas: Atlas) -> dict[str, bytes]:
+    """``{lang: the index as UTF-8 JSON}``."""
+    return {lang: dumps(index).encode("utf-8") for lang, index in build(atlas).items()}
+
+
+def write(encoded: dict[str, bytes], out_dir: Path) -> dict[str, int]:
+    """Write ``<out_dir>/<lang>.json`` from ``encode``'s output; returns bytes per language."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    sizes = {}
-    for lang, index in build(atlas).items():
-        data = dumps(index).encode("utf-8")
+    for lang, data in encoded.items():
         (out_dir / f"{lang}.json").write_bytes(data)
-        sizes[lang] = len(data)
-    return sizes
+    return {lang: len(data) for lang, data in encoded.items()}

@@ -4,6 +4,10 @@ In:  the hook's state dict and MkDocs' site directory.
 Out: generated pages under ``docs/`` (once per data fingerprint, so the four
      language builds of mkdocs-static-i18n generate once), redirect maps for
      renamed ids, the JSON API files, the Atom feeds, the search index and one 404 page per language.
+
+On another core (``forks.Forked``, builds only): ``generate`` renders half of the languages
+while this process renders the other half, and starts the search index, which runs while MkDocs
+renders the pages; ``index_search`` collects it after the last language.
 """
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import logging
 from pathlib import Path
 
 from . import api, feed, i18n, search_index
+from .forks import Forked
 from .enrich import Atlas, enrich
 from .load import DATA, LANGS, DataError, RawData, load, url_for
 from .render import DEFAULT_SITE_URL, GENERATED_DIRS, GENERATED_FILES, render_all, write_pages
@@ -31,8 +36,9 @@ def _fingerprint(site_url: str = "") -> str:
 
 
 def pipeline(raw: RawData, langs=LANGS, sources_dir: Path | None = None,
-             site_url: str = DEFAULT_SITE_URL) -> tuple[Atlas, dict[str, str], dict]:
+             site_url: str = DEFAULT_SITE_URL, fork: bool = False) -> tuple[Atlas, dict[str, str], dict]:
     """load's output -> validate -> enrich -> render (pages of ``langs``) and the JSON API, in memory.
+    ``fork``: render half of the languages in a forked process (builds only; see forks.py).
 
     Raises ``DataError`` (each problem ``file: id: field: message``) for any bad input;
     nothing is written, so the last good site stays.
@@ -42,7 +48,7 @@ def pipeline(raw: RawData, langs=LANGS, sources_dir: Path | None = None,
     if missing:
         raise DataError(missing)
     atlas = enrich(fb)
-    pages = render_all(atlas, langs, site_url)
+    pages = render_all(atlas, langs, site_url, fork=fork)
     try:
         api_files = api.build(atlas, site_url)
     except Exception as exc:  # noqa: BLE001
@@ -56,10 +62,14 @@ def generate(state: dict) -> Atlas:
     fp = _fingerprint(site_url)
     if state.get("fingerprint") != fp:
         langs = state.get("langs") or LANGS   # `make serve SERVE_LANG=ru` renders one language
-        atlas, pages, api_files = pipeline(load(), langs, sources_dir=find_sources_dir(), site_url=site_url)   # raises DataError: the build stops, site/ untouched
+        fork = bool(state.get("building"))    # a build, not `mkdocs serve`: another core may help
+        atlas, pages, api_files = pipeline(load(), langs, sources_dir=find_sources_dir(), site_url=site_url,
+                                           fork=fork)   # raises DataError: the build stops, site/ untouched
         written, removed = write_pages(pages, langs=langs)
         log.info(f"atlas: {written} generated pages written, {removed} removed")
         state.update(fingerprint=fp, atlas=atlas, api_files=api_files, api_written=False)
+        if state.get("building"):
+            state["search_job"] = Forked(search_index.encode, atlas)   # runs while MkDocs renders the pages
     return state["atlas"]
 
 
@@ -105,7 +115,8 @@ def write_404s(state: dict, site_dir: Path) -> None:
 
 def index_search(state: dict, site_dir: Path) -> None:
     """Write the search index, one JSON file per language, to ``site/search/`` (search_index.py)."""
-    sizes = search_index.write(state["atlas"], site_dir / "search")
+    job = state.pop("search_job", None) or Forked(search_index.encode, state["atlas"])
+    sizes = search_index.write(job.result(), site_dir / "search")
     log.info("atlas: search index written to %s (%s)", site_dir / "search",
              ", ".join(f"{lang} {n // 1024} KB" for lang, n in sizes.items()))
 

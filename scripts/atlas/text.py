@@ -41,16 +41,19 @@ _MD_ESCAPES = {
     "{": "&#123;", "}": "&#125;", "~": "&#126;", "^": "&#94;", "!": "&#33;", "$": "&#36;",
     "=": "&#61;", "+": "&#43;", ":": "&#58;",
 }
-_MD_ESCAPE_RE = re.compile("[" + re.escape("".join(_MD_ESCAPES)) + "]")
 
 
 class PlaceholderError(KeyError):
     """A placeholder names a value that the scope does not have."""
 
 
+_MD_ESCAPE_TABLE = str.maketrans(_MD_ESCAPES)
+_ASCII_SPACE = re.compile(r"[ \t\r\n]+")
+
+
 def escape(text: str) -> str:
     """Escape text for HTML and make it inert for Markdown, tables included."""
-    return _MD_ESCAPE_RE.sub(lambda m: _MD_ESCAPES[m.group(0)], re.sub(r"[ \t\r\n]+", " ", str(text)))
+    return _ASCII_SPACE.sub(" ", str(text)).translate(_MD_ESCAPE_TABLE)
 
 
 def placeholders(template: str) -> list[str]:
@@ -168,7 +171,7 @@ def _render(template: str, scope: Mapping[str, Any], lang: str, html: bool) -> s
     tail = template[pos:]
     out.append(escape(tail) if html else tail)
     # collapse only ASCII whitespace: the no-break spaces of "3 117" and "2026 г." must stay
-    return re.sub(r"[ \t\r\n]+", " ", "".join(out)).strip()
+    return _ASCII_SPACE.sub(" ", "".join(out)).strip()
 
 
 def render_html(template: str, scope: Mapping[str, Any], lang: str) -> str:
