@@ -162,3 +162,23 @@ def test_escape_neutralises_markdown():
     assert escape("a|b") == "a&#124;b"
     assert "<" not in escape("<script>") and "`" not in escape("`x`")
     assert render_html("{x}", {"x": "a|b"}, "en") == "<code>a&#124;b</code>"
+
+
+def test_compiled_templates_cache_is_optional_and_survives_damage(tmp_path):
+    """.cache/jinja only saves time: an unwritable folder or a damaged file still renders correctly."""
+    from atlas.render import _CompiledTemplates
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    templates = {"t.j2": "{{ 6 * 7 }}"}
+    env = jinja2.Environment(loader=jinja2.DictLoader(templates), bytecode_cache=_CompiledTemplates(blocker / "jinja"))
+    assert env.get_template("t.j2").render() == "42"
+    folder = tmp_path / "jinja"
+    env = jinja2.Environment(loader=jinja2.DictLoader(templates), bytecode_cache=_CompiledTemplates(folder))
+    assert env.get_template("t.j2").render() == "42"
+    files = list(folder.iterdir())
+    assert files, "nothing was cached"
+    for f in files:
+        f.write_bytes(b"garbage")
+    env = jinja2.Environment(loader=jinja2.DictLoader(templates), bytecode_cache=_CompiledTemplates(folder))
+    assert env.get_template("t.j2").render() == "42"
