@@ -13,10 +13,11 @@ broken anchors pass. It only reads our own site on 127.0.0.1, so it keeps the us
 Why (speed, same verdicts): with AnchorCheck on, LinkChecker treats ``page#a`` and ``page#b`` as
 two URLs and, for each, parses the whole page twice (anchors, then links), reading the text of
 every element though only ``<a>`` uses it. On this site that is 2,773 URLs for 348 pages and
-about 100 s. Here each page's anchors are collected once and checked for every fragment, the
-links and the meta robots tag of a page are read once (the other fragments hold the same), and an element's
-text is read only for ``<a>``. Every link and every fragment is still checked by LinkChecker's
-own code; ``tests/test_site.py`` proves a missing fragment on an already checked page is caught.
+about 100 s. Here a page is parsed once: its links, anchors and meta robots tag are taken from
+that parse and reused for its other fragments (a static page is the same whatever the fragment);
+an element's text is read only for ``<a>``; debug logging is off unless ``--debug`` is given.
+Every link and every fragment is still checked by LinkChecker's own code: about 16 s.
+``tests/test_site.py`` proves a missing fragment on an already parsed page is still caught.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import sys
 import threading
 from urllib.parse import urldefrag
 
+from linkcheck import log as linklog
 from linkcheck import parser, plugins
 from linkcheck.checker import httpurl
 from linkcheck.command import linkchecker as command
@@ -66,9 +68,8 @@ _anchors: dict[str, list] = {}   # page URL without fragment -> LinkChecker's an
 _parsed: set[str] = set()        # pages whose links are already queued
 
 
-def _check_anchor(self, url_data):
-    """AnchorCheck.check with the page's anchors collected once per page, not once per fragment."""
-    page = urldefrag(url_data.url)[0]
+def _page_anchors(page: str, url_data) -> list:
+    """LinkChecker's anchor list for ``page``, collected from ``url_data``'s parsed content once."""
     with _lock:
         found = _anchors.get(page)
     if found is None:
@@ -77,6 +78,12 @@ def _check_anchor(self, url_data):
         found = collector.anchors
         with _lock:
             _anchors[page] = found
+    return found
+
+
+def _check_anchor(self, url_data):
+    """AnchorCheck.check with the page's anchors collected once per page, not once per fragment."""
+    found = _page_anchors(urldefrag(url_data.url)[0], url_data)
     checker = anchorcheck.UrlAnchorCheck()
     checker.anchors = found
     checker.check_anchor(url_data)
@@ -94,6 +101,8 @@ def _parse_once(url_data):
         if page in _parsed:
             return
         _parsed.add(page)
+    if url_data.is_html():   # its anchors too, from the same parse: the fragments met later need no parse
+        _page_anchors(page, url_data)
     _parse_url(url_data)
 
 
@@ -116,6 +125,9 @@ def _content_allows_robots_once(self):
 
 
 httpurl.HttpUrl.content_allows_robots = _content_allows_robots_once
+
+if not {"-D", "--debug"} & set(sys.argv):   # LinkChecker calls log.debug about 700,000 times on this site
+    linklog.debug = lambda *args, **kwargs: None
 
 if __name__ == "__main__":
     sys.argv[0] = "linkchecker"
