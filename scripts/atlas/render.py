@@ -292,6 +292,15 @@ class Renderer:
         return out
 
 
+def compile_templates() -> int:
+    """Compile every template into the environment (and ``.cache/jinja``); returns how many."""
+    env = environment()
+    names = env.list_templates()
+    for name in names:
+        env.get_template(name)
+    return len(names)
+
+
 def _render(atlas: Atlas, langs, site_url: str) -> dict[str, str]:
     pages: dict[str, str] = {}
     for lang in langs:
@@ -305,9 +314,7 @@ def render_all(atlas: Atlas, langs=LANGS, site_url: str = DEFAULT_SITE_URL, fork
     langs = tuple(langs)
     if not fork or len(langs) < 2:
         return _render(atlas, langs, site_url)
-    env = environment()
-    for name in env.list_templates():   # compiled once, here, and inherited by the fork
-        env.get_template(name)
+    compile_templates()   # once, here, and inherited by the fork
     half = len(langs) // 2
     other = Forked(_render, atlas, langs[half:], site_url)
     try:

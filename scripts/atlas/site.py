@@ -19,7 +19,7 @@ from . import api, feed, i18n, search_index
 from .forks import Forked
 from .enrich import Atlas, enrich
 from .load import DATA, LANGS, DataError, RawData, load, url_for
-from .render import DEFAULT_SITE_URL, GENERATED_DIRS, GENERATED_FILES, render_all, write_pages
+from .render import DEFAULT_SITE_URL, GENERATED_DIRS, GENERATED_FILES, compile_templates, render_all, write_pages
 from .provenance import find_sources_dir
 from .validate import validate
 
@@ -38,16 +38,29 @@ def _fingerprint(site_url: str = "") -> str:
 def pipeline(raw: RawData, langs=LANGS, sources_dir: Path | None = None,
              site_url: str = DEFAULT_SITE_URL, fork: bool = False) -> tuple[Atlas, dict[str, str], dict]:
     """load's output -> validate -> enrich -> render (pages of ``langs``) and the JSON API, in memory.
-    ``fork``: render half of the languages in a forked process (builds only; see forks.py).
+    ``fork``: compile the templates while validating, and render half of the languages, in forked
+    processes (builds only; see forks.py).
 
     Raises ``DataError`` (each problem ``file: id: field: message``) for any bad input;
     nothing is written, so the last good site stays.
     """
-    fb = validate(raw, sources_dir)
-    missing = [str(p) for p in i18n.absent(fb)]
-    if missing:
-        raise DataError(missing)
-    atlas = enrich(fb)
+    # a checkout's first build: the templates compile into .cache/jinja on the other core meanwhile
+    warm = Forked(compile_templates) if fork else None
+    try:
+        fb = validate(raw, sources_dir)
+        missing = [str(p) for p in i18n.absent(fb)]
+        if missing:
+            raise DataError(missing)
+        atlas = enrich(fb)
+    except BaseException:
+        if warm is not None:
+            warm.cancel()
+        raise
+    if warm is not None:
+        try:
+            warm.result()
+        except (DataError, RuntimeError):
+            pass   # a broken template: render_all compiles it again and reports it
     pages = render_all(atlas, langs, site_url, fork=fork)
     try:
         api_files = api.build(atlas, site_url)
