@@ -146,6 +146,16 @@ def test_search_announces_the_number_of_results(page, served_site, lang):
     assert status.text_content() == page.get_attribute("#atlas-search-results", "data-none")
 
 
+def test_search_reads_the_attribute_python_names_as_an_identifier(page, served_site):
+    """`module 'X' has no attribute 'Y'` and `'X' object has no attribute 'Y'` name X.Y (search.js ATTR)."""
+    page.goto(served_site)
+    page.wait_for_function("() => window.AtlasSearch")
+    idents = lambda q: page.evaluate("q => window.AtlasSearch.idents(q)", q)  # noqa: E731
+    assert "torch.linalg.solve_ex" in idents("AttributeError: module 'torch.linalg' has no attribute 'solve_ex'")
+    assert "Tensor.storage_offset" in idents('AttributeError: "Tensor" object has no attribute "storage_offset"')
+    assert not any("." in i for i in idents("AttributeError: module torch has no attribute qr"))   # no quotes: no name
+
+
 def test_search_runs_once_per_burst_of_keystrokes(page, served_site):
     page.goto(served_site)
     box = page.locator("#atlas-search-input")

@@ -105,16 +105,23 @@
   }
 
   // ---------------------------------------------------------------- identifiers (= ident_keys)
-  function identScores(idx, q) {
-    var out = {}, m, found = [];
+  // Python's own wording names the attribute: module 'torch' has no attribute 'qr' -> torch.qr
+  var ATTR = /(?:module )?['"]([\w.]+)['"](?: object)? has no attribute ['"](\w+)['"]/g;
+
+  function queryIdents(q) {
+    var m, found = [];
     IDENT.lastIndex = 0;
     while ((m = IDENT.exec(q))) found.push(m[0]);
-    // Python's own wording names the attribute: module 'torch' has no attribute 'qr' -> torch.qr
-    var ATTR = /(?:module )?['"]([\w.]+)['"](?: object)? has no attribute ['"](\w+)['"]/g;
+    ATTR.lastIndex = 0;
     while ((m = ATTR.exec(q))) found.push(m[1] + "." + m[2]);
     QUOTED.lastIndex = 0;    // a quoted name in an error line ('cholesky') is an identifier too
     while ((m = QUOTED.exec(q))) { var nm = m[1] || m[2] || m[3]; if (nm.length >= 2 && found.indexOf(nm) < 0) found.push(nm); }
-    found.forEach(function (raw) {
+    return found;
+  }
+
+  function identScores(idx, q) {
+    var out = {};
+    queryIdents(q).forEach(function (raw) {
       var ident = raw.replace(/^["'.]+|["'.]+$/g, "").toLowerCase();
       var keys = [ident];
       if (ident.indexOf("=") > 0) keys.push(ident.split("=")[0]);
@@ -271,6 +278,7 @@
   /* For scripts/bench.py and debugging: the engine without the box. */
   window.AtlasSearch = {
     search: function (q) { return load().then(function (idx) { return search(idx, q); }); },
+    idents: queryIdents,   // the identifiers a query names (tests/test_browser.py)
     explain: function (q, url) {
       return load().then(function (idx) {
         var d = idx.docs.findIndex(function (x) { return x[0] === url; });
