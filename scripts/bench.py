@@ -35,7 +35,6 @@ from ensure_browser import CHROMIUM_ARGS, chromium  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = chromium() or "/usr/bin/chromium"   # scripts/ensure_browser.py finds the browser
-ARGS = CHROMIUM_ARGS
 PAGE_TYPES = {"home": "", "release": "releases/2.15/", "change": "changes/215-dcp-strides/",
               "breaking index": "breaking/", "upgrade": "upgrade/2.14-to-2.15/", "errors": "errors/"}
 #: Timing queries (not the quality query set): identifiers, a pasted error line, questions, typos.
@@ -165,7 +164,7 @@ def browser_figures(site: Path) -> dict:
     out: dict = {"weight": {}, "weight_zh": {}, "search_bytes": {}, "engine_bytes": {}, "search_ms": {}}
     try:
         with sync_playwright() as p:
-            b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             for key, prefix in (("weight", ""), ("weight_zh", "zh/")):
                 for name, path in PAGE_TYPES.items():
                     ctx = b.new_context()
@@ -236,7 +235,7 @@ def lighthouse(site: Path) -> dict:
             with tempfile.NamedTemporaryFile(suffix=".json") as f:
                 cmd = ["npx", "--yes", "lighthouse@12", base + PAGE_TYPES[name], "--quiet", "--output=json",
                        f"--output-path={f.name}", "--form-factor=mobile",
-                       "--chrome-flags=--headless=new " + " ".join(ARGS)]
+                       "--chrome-flags=--headless=new " + " ".join(CHROMIUM_ARGS)]
                 proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
                                       env={**os.environ, "CHROME_PATH": CHROMIUM})
                 if proc.returncode != 0:

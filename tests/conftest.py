@@ -73,7 +73,6 @@ from ensure_browser import CHROMIUM_ARGS, chromium  # noqa: E402
 
 # --- Chromium (shared by every browser test module: Playwright allows one sync session per process) ---
 CHROMIUM = chromium()   # scripts/ensure_browser.py: the one place that finds the browser
-ARGS = CHROMIUM_ARGS
 
 
 @pytest.fixture(scope="session")
@@ -83,7 +82,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
 
