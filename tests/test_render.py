@@ -83,6 +83,7 @@ _COMPUTED_IN_ENRICH = {
     "list built by append": r"\.append\(", "filter by evidence status": r"evidence_status\([^)]*\)\s*[!=]=", "rejectattr": r"rejectattr",
     "language prefix": r"lang\s*[!=]=", "release filtered": r"\b(rel|r)\.changes\s*\|",
     "matrix filtered": r"\.matrix\s*\|", "namespace": r"namespace\(", "notes filtered": r"\{%\s*if n\.kind\b",
+    "selectattr": r"selectattr", "arithmetic on lengths": r"\|\s*length\s*[-+*/]", "slicing": r"\w\[[\w\s|.+-]*:[\w\s|.+-]*\]",
 }
 
 
@@ -104,6 +105,11 @@ def test_template_code_check_sees_a_computation(tmp_path):
     code = _template_code(page)
     assert code == "{{ moment_html(e.start.astimezone(utc)) }}"
     assert re.search(_COMPUTED_IN_ENRICH["astimezone"], code) and re.search(_COMPUTED_IN_ENRICH["utc"], code)
+    for what, sample in (("selectattr", '{% set a = d.groups | selectattr("added") | list %}'),
+                         ("arithmetic on lengths", "{{ ui_text('x', n=c.fix.steps | length - 1) }}"),
+                         ("slicing", "{{ s.sha256[:12] }}")):
+        assert re.search(_COMPUTED_IN_ENRICH[what], sample), what
+    assert not re.search(_COMPUTED_IN_ENRICH["slicing"], '{{ fence(\'{"errors": [{"message": "..."}]}\') }}')
 
 
 def test_every_template_global_is_used(golden_atlas):

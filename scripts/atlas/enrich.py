@@ -252,8 +252,12 @@ def _api_diff(old: Release, new: Release, surfaces: dict, versions: list[str], l
             if isinstance(item, dict):
                 entry.update({k: v for k, v in item.items() if k != "name"})
             g[what].append(entry)
+    listed = [{"module": m, **g,
+               "folded": len(g["removed"]) + len(g["changed"]) > 8,   # a long group starts closed
+               "added_short": [e["name"][len(m) + 1:] if e["name"] != m else e["name"] for e in g["added"]]}
+              for m, g in sorted(groups.items())]
     return {"old_wheel": a, "new_wheel": b, "counts": {k: len(v) for k, v in diff.items()},
-            "groups": [{"module": m, **g} for m, g in sorted(groups.items())], **diff}
+            "groups": listed, "added_groups": [g for g in listed if g["added"]], **diff}
 
 
 #: Change types that explain a public API difference (a feature that merely uses a name does not).

@@ -80,6 +80,11 @@ class Fix(Strict):
     after: Optional[str] = None
     language: Literal["python", "bash", "text"] = "python"
 
+    @property
+    def more_steps(self) -> int:
+        """Steps after the first (a table shows the first and links to the rest)."""
+        return len(self.steps) - 1
+
 
 class Rollback(Strict):
     switches: list[str] = Field(min_length=1)
@@ -286,6 +291,11 @@ class Source(Strict):
     sha256: Optional[str] = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     cited_in: Optional[str] = None
     contribution: str
+
+    @property
+    def sha256_short(self) -> Optional[str]:
+        """The first 12 hex digits, as shown on the sources page."""
+        return self.sha256[:12] if self.sha256 else None
 
 
 class Sources(Strict):
