@@ -50,7 +50,7 @@ class RawData:
     ui_sources: tuple[str, Any] = ("", None)                      # lang -> key -> en_hash of UI strings
     wheels: tuple[str, Any] = ("", None)                          # data/wheels.yaml
     lock: tuple[str, Any] = ("", None)                            # data/evidence.lock.yaml (written by scripts/evidence.py)
-    extra: dict[str, Any] = field(default_factory=dict)           # path -> any other data/*.yaml (e.g. a glossary)
+    extra: dict[str, Any] = field(default_factory=dict)           # path -> any other data/*.yaml (read, not used)
     glossary: tuple[str, Any] = ("", None)                        # list of concepts and their renderings
     search: dict[str, Any] = field(default_factory=dict)           # data/search/<name>.yaml: aliases, stopwords
 

@@ -16,10 +16,9 @@ on them). When the source articles are given (``sources_dir``; the build passes
 every cited value in its locators (``provenance.py``). Translation consistency
 (stale, missing) is ``i18n.py``'s job.
 
-Other data files (``data/<name>.yaml``, e.g. a glossary) are checked by the model
-registered for them in ``DATA_FILES`` (``register``): their errors read like every other.
 Matrix values hold no words, and the glossary (``data/glossary.yaml``) has one
-rendering per concept and translated language.
+rendering per concept and translated language. Each data file ``load.py`` names has its
+check here; any other ``data/*.yaml`` is read (a YAML error stops the build) and not used.
 """
 from __future__ import annotations
 
@@ -30,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
 from . import provenance
@@ -57,7 +56,6 @@ class FactBase:
     ui_sources: dict[str, dict[str, str]] = field(default_factory=dict)   # lang -> key -> en_hash
     wheels: Wheels | None = None                  # data/wheels.yaml
     lock: dict[str, Any] = field(default_factory=dict)   # data/evidence.lock.yaml
-    extra: dict[str, Any] = field(default_factory=dict)  # data file name -> parsed model (DATA_FILES)
     provenance: provenance.Report | None = None   # locators and values checked, when the articles were given
     glossary: list[GlossaryEntry] = field(default_factory=list)   # data/glossary.yaml
     search: SearchData = field(default_factory=SearchData)                # data/search: aliases, stop words
@@ -67,17 +65,6 @@ class FactBase:
 
     def changes(self):
         return [c for r in self.releases for c in r.changes]
-
-
-#: Other data files: ``"glossary.yaml": (Model, check)``; ``check(model, fb_parts, file, problems)``
-#: may add cross-checks. A file under data/ with no entry here is read (YAML errors are
-#: reported) but not checked.
-DATA_FILES: dict[str, tuple[type[BaseModel], Any]] = {}
-
-
-def register(name: str, model: type[BaseModel], check=None) -> None:
-    """Declare the schema (and optional cross-check) of ``data/<name>``."""
-    DATA_FILES[name] = (model, check)
 
 
 def _fact_path(raw: Any, loc: tuple) -> tuple[str, str]:
@@ -336,15 +323,6 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
         if redirect is not None and redirect not in change_ids:
             problems.append(f"{ledger_file}: {pid}: redirects: target '{redirect}' is not a change")
 
-    extra = {}
-    for file, data in raw.extra.items():
-        name = file.rsplit("/", 1)[-1]
-        if name in DATA_FILES:
-            model, check = DATA_FILES[name]
-            extra[name] = _parse(model, data, file, problems)
-            if extra[name] is not None and check is not None:
-                check(extra[name], {"releases": releases, "sources": sources, "scopes": scope}, file, problems)
-
     report = None
     if sources_dir is not None and sources is not None:
         report = provenance.check(releases, files, sources, src_file, Path(sources_dir))
@@ -357,7 +335,7 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
     if problems:
         raise DataError(problems)
     return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources,
-                    wheels, lock.model_dump() if lock else {}, extra, report, glossary, search)
+                    wheels, lock.model_dump() if lock else {}, report, glossary, search)
 
 
 def _parse_glossary(file: str, data: Any, problems: list[str]) -> list[GlossaryEntry]:
