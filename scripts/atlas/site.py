@@ -5,9 +5,10 @@ Out: generated pages under ``docs/`` (once per data fingerprint, so the four
      language builds of mkdocs-static-i18n generate once), redirect maps for
      renamed ids, the JSON API files, the Atom feeds, the search index and one 404 page per language.
 
-On another core (``forks.Forked``, builds only): ``generate`` renders half of the languages
-while this process renders the other half, and starts the search index, which runs while MkDocs
-renders the pages; ``index_search`` collects it after the last language.
+On another core (``forks.Forked``, builds only): ``pipeline`` compiles the templates while the
+data is validated and enriched, then renders half of the languages while this process renders
+the other half; ``generate`` starts the search index, which runs while MkDocs renders the pages,
+and ``index_search`` collects it after the last language.
 """
 from __future__ import annotations
 
