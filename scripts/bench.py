@@ -92,30 +92,34 @@ def _cpu_children() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def build_ratio(repo: Path, tmp: Path, pairs: int = 5, cold: bool = False) -> dict:
+def build_ratio(repo: Path, tmp: Path, rounds: int = 5) -> dict:
     """scripts/build.py (pipeline, hook, search index, strict) against a plain Material build of the
-    same generated pages, side by side: ``pairs`` alternating runs, medians of wall time and of CPU
-    time (user+sys of the build processes, children included: the forked render and search index).
-    ``cold``: every build of ours starts without compiled templates (``.cache/jinja``), as the first
-    build of a fresh checkout does; otherwise they are there, as for every later build."""
+    same generated pages, side by side. Each of ``rounds`` rounds builds, each into a new folder:
+    ours with the templates compiled (``.cache/jinja``, as every build after a checkout's first),
+    ours without them (``cold``, a fresh checkout's first build), and plain Material. Medians of wall
+    time and of CPU time (user+sys of the build processes, children included: the forked steps).
+    Returns ``{"warm"|"cold": {"wall"|"cpu": {"ours", "plain", "ratio"}}}``, both against the same plain runs."""
     config = plain_material_config(repo)
-    wall: dict = {"ours": [], "plain": []}
-    cpu: dict = {"ours": [], "plain": []}
+    runs: dict = {k: {"wall": [], "cpu": []} for k in ("warm", "cold", "plain")}
 
-    def ours(i: int) -> float:
-        if cold:
+    def timed(kind: str, i: int) -> None:
+        if kind == "cold":
             shutil.rmtree(repo / ".cache" / "jinja", ignore_errors=True)
-        return timed_build(repo, tmp / f"ratio-ours-{i}")
+        c = _cpu_children()
+        site = tmp / f"ratio-{kind}-{i}"
+        runs[kind]["wall"].append(timed_plain_build(repo, config, site) if kind == "plain" else timed_build(repo, site))
+        runs[kind]["cpu"].append(_cpu_children() - c)
 
-    for i in range(pairs):
-        for name, fn in (("ours", lambda: ours(i)),
-                         ("plain", lambda: timed_plain_build(repo, config, tmp / f"ratio-plain-{i}"))):
-            c = _cpu_children()
-            wall[name].append(fn())
-            cpu[name].append(_cpu_children() - c)
-    out = {k: {n: statistics.median(v[n]) for n in v} for k, v in (("wall", wall), ("cpu", cpu))}
-    for k in ("wall", "cpu"):
-        out[k]["ratio"] = out[k]["ours"] / out[k]["plain"]
+    timed("warm", -1)   # leaves .cache/jinja filled, as after any build
+    runs["warm"] = {"wall": [], "cpu": []}
+    for i in range(rounds):
+        for kind in ("warm", "cold", "plain") if i % 2 == 0 else ("plain", "cold", "warm"):
+            timed(kind, i)
+    plain = {k: statistics.median(v) for k, v in runs["plain"].items()}
+    out = {}
+    for kind in ("warm", "cold"):
+        ours = {k: statistics.median(v) for k, v in runs[kind].items()}
+        out[kind] = {k: {"ours": ours[k], "plain": plain[k], "ratio": ours[k] / plain[k]} for k in ("wall", "cpu")}
     return out
 
 
@@ -266,11 +270,11 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             repo = repo_copy(Path(tmp) / "repo")
             timed_build(repo, Path(tmp) / "site")          # generates the pages the plain build reads
-            for cold in (False, True):
-                r = build_ratio(repo, Path(tmp), cold=cold)
-                for k in ("wall", "cpu"):
-                    print(f"{'cold' if cold else 'warm'} {k}: scripts/build.py {r[k]['ours']:.2f} s, "
-                          f"plain Material {r[k]['plain']:.2f} s: {r[k]['ratio']:.2f}x")
+            ratio = build_ratio(repo, Path(tmp))
+        for kind, r in ratio.items():
+            for k in ("wall", "cpu"):
+                print(f"{kind} {k}: scripts/build.py {r[k]['ours']:.2f} s, "
+                      f"plain Material {r[k]['plain']:.2f} s: {r[k]['ratio']:.2f}x")
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -286,7 +290,6 @@ def main() -> int:
         serve_one = edit_to_refresh(repo, "en")
         serve_all = edit_to_refresh(repo, None)
         ratio = build_ratio(repo, tmp)
-        ratio_cold = build_ratio(repo, tmp, cold=True)
         figures = browser_figures(tmp / "site")
         lh = {} if args.no_lighthouse else lighthouse(tmp / "site")
 
@@ -302,11 +305,12 @@ def main() -> int:
     rows.append(("Rebuild after changing one fact", f"{incremental:.1f} s"))
     rows.append(("`make serve SERVE_LANG=en`: edit a title in data/ to refreshed page (median of 5)", f"{serve_one:.1f} s"))
     rows.append(("`make serve` (4 languages): edit a title in data/ to refreshed page (median of 5)", f"{serve_all:.1f} s"))
-    for r, when in ((ratio, "templates compiled"), (ratio_cold, "first build of a checkout")):
+    for kind, when in (("warm", "templates compiled"), ("cold", "first build of a checkout")):
         for k, label in (("wall", "wall time"), ("cpu", "CPU time")):
+            r = ratio[kind][k]
             rows.append((f"scripts/build.py vs plain Material build of the same pages, {label}, {when} "
-                         f"(median of 5 pairs, same run)",
-                         f"{r[k]['ours']:.2f} s / {r[k]['plain']:.2f} s = {r[k]['ratio']:.2f}x"))
+                         f"(medians of 5 rounds, same run)",
+                         f"{r['ours']:.2f} s / {r['plain']:.2f} s = {r['ratio']:.2f}x"))
     rows.append(("HTML pages / total site size", f"{stats['pages']} / {stats['bytes'] / 1e6:.1f} MB"))
     for name, size in figures["weight"].items():
         rows.append((f"Page weight, {name} (HTML+CSS+JS, uncompressed; en / zh)",
