@@ -50,3 +50,26 @@ def test_forked_pages_and_index_equal_serial_ones_and_errors_come_back():
     proc = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     assert proc.stdout.startswith("ok ") and int(proc.stdout.split()[1]) > 300, proc.stdout
+
+
+def test_without_fork_the_step_runs_in_process_with_the_same_outcomes(monkeypatch):
+    """Where fork does not exist (Windows), Forked runs the step at once, here; values and errors are the same."""
+    import os
+
+    import pytest
+
+    from atlas import forks
+    from atlas.load import DataError
+
+    monkeypatch.setattr(forks, "can_fork", lambda: False)
+    job = forks.Forked(os.getpid)
+    assert job.proc is None and job.result() == os.getpid()   # ran in this process
+
+    def bad():
+        raise DataError(["data/x.yaml: y: z: bad"])
+
+    with pytest.raises(DataError) as caught:
+        forks.Forked(bad).result()
+    assert caught.value.problems == ["data/x.yaml: y: z: bad"]
+    with pytest.raises(RuntimeError, match="KeyError: 'k'"):
+        forks.Forked(lambda: {}["k"]).result()
