@@ -129,8 +129,8 @@ def write_404s(state: dict, site_dir: Path) -> None:
 
 def index_search(state: dict, site_dir: Path) -> None:
     """Write the search index, one JSON file per language, to ``site/search/`` (search_index.py)."""
-    job = state.pop("search_job", None) or Forked(search_index.encode, state["atlas"])
-    sizes = search_index.write(job.result(), site_dir / "search")
+    job = state.pop("search_job", None)   # started by generate() in every build
+    sizes = search_index.write(job.result() if job else search_index.encode(state["atlas"]), site_dir / "search")
     log.info("atlas: search index written to %s (%s)", site_dir / "search",
              ", ".join(f"{lang} {n // 1024} KB" for lang, n in sizes.items()))
 
