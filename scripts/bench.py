@@ -95,8 +95,9 @@ def _cpu_children() -> float:
 def build_ratio(repo: Path, tmp: Path, rounds: int = 5) -> dict:
     """scripts/build.py (pipeline, hook, search index, strict) against a plain Material build of the
     same generated pages, side by side. Each of ``rounds`` rounds builds, each into a new folder:
-    ours with the templates compiled (``.cache/jinja``, as every build after a checkout's first),
-    ours without them (``cold``, a fresh checkout's first build), and plain Material. Medians of wall
+    ours with the templates and the pipeline's modules compiled (``.cache/jinja``, ``__pycache__``,
+    as every build after a checkout's first), ours without them (``cold``, a fresh checkout's first
+    build), and plain Material. Medians of wall
     time and of CPU time (user+sys of the build processes, children included: the forked steps).
     Returns ``{"warm"|"cold": {"wall"|"cpu": {"ours", "plain", "ratio"}}}``, both against the same plain runs.
     Callers build once before (the plain build reads the generated pages), which also fills ``.cache/jinja``."""
@@ -106,6 +107,8 @@ def build_ratio(repo: Path, tmp: Path, rounds: int = 5) -> dict:
     def timed(kind: str, i: int) -> None:
         if kind == "cold":
             shutil.rmtree(repo / ".cache" / "jinja", ignore_errors=True)
+            for d in (repo / "scripts").rglob("__pycache__"):
+                shutil.rmtree(d)
         c = _cpu_children()
         site = tmp / f"ratio-{kind}-{i}"
         runs[kind]["wall"].append(timed_plain_build(repo, config, site) if kind == "plain" else timed_build(repo, site))
@@ -304,7 +307,7 @@ def main() -> int:
     rows.append(("Rebuild after changing one fact", f"{incremental:.1f} s"))
     rows.append(("`make serve SERVE_LANG=en`: edit a title in data/ to refreshed page (median of 5)", f"{serve_one:.1f} s"))
     rows.append(("`make serve` (4 languages): edit a title in data/ to refreshed page (median of 5)", f"{serve_all:.1f} s"))
-    for kind, when in (("warm", "templates compiled"), ("cold", "first build of a checkout")):
+    for kind, when in (("warm", "templates and modules compiled"), ("cold", "first build of a checkout")):
         for k, label in (("wall", "wall time"), ("cpu", "CPU time")):
             r = ratio[kind][k]
             rows.append((f"scripts/build.py vs plain Material build of the same pages, {label}, {when} "

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import urljoin, urlparse
 
 import pytest
 
@@ -35,10 +35,13 @@ PAGE_TYPES = ["", "releases/", "releases/2.15/", "releases/2.14/", "releases/2.1
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("path", PAGE_TYPES)
 def test_every_page_type_exists_in_every_language(built_site, lang, path):
+    """...and links the same page in every other language (not that language's home page)."""
     html = page(built_site, lang, path.rstrip("/")).read_text(encoding="utf-8")
     assert f'<html lang="{lang}"' in html
+    here = "http://h" + url_for(lang, path)
     for other in LANGS:
-        assert f'hreflang="{other}"' in html, (lang, path, other)
+        hrefs = re.findall(rf'<link rel="alternate" href="([^"]*)" hreflang="{other}">', html)
+        assert [urljoin(here, h) for h in hrefs] == ["http://h" + url_for(other, path)], (lang, path, other, hrefs)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -247,7 +250,8 @@ def test_renamed_change_redirects_in_every_language(data_copy, tmp_path):
     assert any("215-dcp-strides: published" in p for p in info.value.problems), "rename without redirect must fail"
     ledger.write_text(ledger.read_text(encoding="utf-8").replace("redirects: {}", "redirects:\n  215-dcp-strides: 215-dcp-stride-metadata"),
                       encoding="utf-8")
-    atlas, pages, _ = site.pipeline(load(data_copy))
+    built = site.pipeline(load(data_copy))
+    atlas, pages = built.atlas, built.pages
     out = tmp_path / "site"
     site.write_redirects({"atlas": atlas}, out)
     for lang in LANGS:

@@ -96,7 +96,9 @@ def test_a_fifth_language_is_config_plus_translations(variant_site):
     assert "CheckpointException: too many values to unpack (expected 5)" in page
     release = (site / new / "releases" / "2.15" / "index.html").read_text(encoding="utf-8")
     assert "3\u202f117" in release or "3&nbsp;117" in release or "3\u00a0117" in release   # French digit grouping
-    assert f'hreflang="{new}"' in (site / "changes" / "215-dcp-strides" / "index.html").read_text(encoding="utf-8")
+    # the English page links its new translation (built in the same run, after English)
+    assert f'href="../../{new}/changes/215-dcp-strides/" hreflang="{new}"' in (
+        site / "changes" / "215-dcp-strides" / "index.html").read_text(encoding="utf-8")
     assert f'<html lang="{new}"' in (site / new / "404.html").read_text(encoding="utf-8")
     changes = json.loads((site / "api" / "v1" / "changes.json").read_text(encoding="utf-8"))["changes"]
     assert changes[0]["urls"][new].endswith(f"/{new}/changes/{changes[0]['id']}/")   # absolute, on site_url

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Optional
 
-from .evidence import (Verdict, api_diff, entry_point_findings, error_verdicts, ident_verdicts, module_of,
-                       probe_id, read_claims, read_surfaces, read_wheels, stub_errors, wheel_of)
+from .evidence import (Verdict, entry_point_findings, error_verdicts, ident_verdicts, module_of,
+                       probe_id, read_claims, read_surfaces, read_wheels, stub_errors, surface_diff, wheel_of)
 from .keys import version_key
 from .schema import MATRIX_KEYS, Change, Event, Faq, Release, iter_cites
 from .validate import FactBase
@@ -224,7 +224,7 @@ def _api_diff(old: Release, new: Release, surfaces: dict, versions: list[str], l
     if a not in surfaces or b not in surfaces:
         return None
     sa, sb = surfaces[a][1], surfaces[b][1]
-    diff = api_diff(sa, sb)
+    diff = surface_diff(a, b)
 
     in_steps = {c.id for r in oldest_between(old, new, surfaces_releases) for c in r.changes}
 

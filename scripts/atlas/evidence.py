@@ -20,7 +20,9 @@ from typing import Optional
 
 import yaml
 
-from .load import DATA
+from .forks import Forked
+from .keys import version_key
+from .load import DATA, DataError
 from .schema import Probe, Wheels
 
 LOCK = DATA / "evidence.lock.yaml"
@@ -182,6 +184,12 @@ def surface_path(version: str) -> Path:
 
 
 _SURFACES: dict[tuple, tuple[dict, dict]] = {}
+_DIFFS: dict[tuple, dict] = {}
+
+
+def _file_key(p: Path) -> tuple:
+    st = p.stat()
+    return (str(p), st.st_mtime_ns, st.st_size)
 
 
 def read_surfaces(versions) -> dict[str, tuple[dict, dict]]:
@@ -195,12 +203,48 @@ def read_surfaces(versions) -> dict[str, tuple[dict, dict]]:
     for v in versions:
         p = surface_path(v)
         if p.exists():
-            st = p.stat()
-            key = (str(p), st.st_mtime_ns, st.st_size)
+            key = _file_key(p)
             if key not in _SURFACES:
                 _SURFACES[key] = read_surface(p.read_text(encoding="utf-8"))
             out[v] = _SURFACES[key]
     return out
+
+
+def surface_diff(a: str, b: str) -> dict:
+    """``api_diff`` of the committed surfaces of wheel versions ``a`` and ``b`` (both present);
+    read-only, computed once per pair of file versions in a process, like ``read_surfaces``."""
+    key = (_file_key(surface_path(a)), _file_key(surface_path(b)))
+    if key not in _DIFFS:
+        s = read_surfaces([a, b])
+        _DIFFS[key] = api_diff(s[a][1], s[b][1])
+    return _DIFFS[key]
+
+
+def _parse_and_diff_all() -> tuple[dict, dict]:
+    versions = sorted((p.name[len("surface-"):-len(".txt")] for p in SURFACES.glob("surface-*.txt")), key=version_key)
+    read_surfaces(versions)
+    for i, a in enumerate(versions):
+        for b in versions[i + 1:]:
+            surface_diff(a, b)
+    return _SURFACES, _DIFFS
+
+
+def prefetch_surfaces() -> Forked:
+    """Parse every committed surface and diff every older-newer pair, on another core (builds
+    only: forks.py), while this process loads and validates the data. ``take_surfaces(job)`` puts
+    the results in this process's caches, where enrich finds them."""
+    return Forked(_parse_and_diff_all)
+
+
+def take_surfaces(job: Forked) -> None:
+    """The results of ``prefetch_surfaces``; if it failed (a damaged surface file), nothing:
+    enrich parses the files itself and reports the problem."""
+    try:
+        surfaces, diffs = job.result()
+    except (DataError, RuntimeError):
+        return
+    _SURFACES.update(surfaces)
+    _DIFFS.update(diffs)
 
 
 def read_claims(path: Path = CLAIMS) -> dict:

@@ -301,29 +301,35 @@ def compile_templates() -> int:
     return len(names)
 
 
-def _render(atlas: Atlas, langs, site_url: str) -> dict[str, str]:
+def render_all(atlas: Atlas, langs=LANGS, site_url: str = DEFAULT_SITE_URL) -> dict[str, str]:
+    """Every page of ``langs``: ``{"<lang>/<path>.md": Markdown}``."""
     pages: dict[str, str] = {}
     for lang in langs:
         pages.update(Renderer(atlas, lang, site_url).pages())
     return pages
 
 
-def render_all(atlas: Atlas, langs=LANGS, site_url: str = DEFAULT_SITE_URL, fork: bool = False) -> dict[str, str]:
-    """Every page of ``langs``. ``fork``: the second half of the languages renders in a forked
-    process, on another core (builds only: forks.py says why)."""
-    langs = tuple(langs)
-    if not fork or len(langs) < 2:
-        return _render(atlas, langs, site_url)
+def render_later(atlas: Atlas, langs, site_url: str = DEFAULT_SITE_URL) -> Forked:
+    """``langs``' pages, rendered in a forked process on another core (builds only: forks.py says
+    why) while MkDocs builds the first language; ``.result()`` returns them as ``render_all`` does."""
     compile_templates()   # once, here, and inherited by the fork
-    half = len(langs) // 2
-    other = Forked(_render, atlas, langs[half:], site_url)
-    try:
-        pages = _render(atlas, langs[:half], site_url)
-    except BaseException:
-        other.cancel()
-        raise
-    pages.update(other.result())
-    return pages
+    return Forked(render_all, atlas, tuple(langs), site_url)
+
+
+def reserve_pages(pages: dict[str, str], langs, docs: Path = DOCS) -> int:
+    """An empty file for every page of ``pages`` (one language's) in each of ``langs``, where none
+    exists yet (every language has the same pages). mkdocs-static-i18n links a page to its
+    translations by their files' existence while it builds the first language; ``write_pages``
+    fills them before their own language builds. Returns how many were created."""
+    created = 0
+    for rel in pages:
+        for lang in langs:
+            path = docs / lang / rel.split("/", 1)[1]
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.touch()
+                created += 1
+    return created
 
 
 def write_pages(pages: dict[str, str], docs: Path = DOCS, langs=LANGS) -> tuple[int, int]:

@@ -35,8 +35,6 @@ import unicodedata
 from collections import defaultdict
 from pathlib import Path
 
-import snowballstemmer
-
 from . import text as fmt
 from .enrich import Atlas
 from .keys import release_scope
@@ -341,6 +339,8 @@ def _attach_aliases(docs_by_lang: dict[str, list[_Doc]], atlas: Atlas) -> None:
 def _stems(lang: str):
     if lang not in STEMMERS:
         return lambda w: None
+    import snowballstemmer   # here: a build encodes the index in a forked process, so MkDocs' never imports it
+
     st = snowballstemmer.stemmer(STEMMERS[lang])
 
     @functools.lru_cache(maxsize=None)          # most words repeat; stemming is most of the index's time

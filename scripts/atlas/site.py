@@ -6,21 +6,25 @@ Out: generated pages under ``docs/`` (once per data fingerprint, so the four
      renamed ids, the JSON API files, the Atom feeds, the search index and one 404 page per language.
 
 On another core (``forks.Forked``, builds only): ``pipeline`` compiles the templates while the
-data is validated and enriched, then renders half of the languages while this process renders
-the other half; ``generate`` starts the search index, which runs while MkDocs renders the pages,
-and ``index_search`` collects it after the last language.
+data is validated and enriched, then renders the languages after the first while MkDocs builds
+the first; ``write_later`` writes them before the second language builds and starts the search
+index, which runs while MkDocs builds the others; ``index_search`` collects it after the last.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, NamedTuple
 
-from . import api, feed, i18n, search_index
+from . import api, evidence, feed, i18n, search_index
 from .forks import Forked
 from .enrich import Atlas, enrich
 from .load import DATA, LANGS, DataError, RawData, load, url_for
-from .render import DEFAULT_SITE_URL, GENERATED_DIRS, GENERATED_FILES, compile_templates, render_all, write_pages
+from .render import (DEFAULT_SITE_URL, GENERATED_DIRS, GENERATED_FILES, compile_templates, render_all, render_later,
+                     reserve_pages, write_pages)
 from .provenance import find_sources_dir
 from .validate import validate
 
@@ -36,55 +40,120 @@ def _fingerprint(site_url: str = "") -> str:
     return h.hexdigest()
 
 
-def pipeline(raw: RawData, langs=LANGS, sources_dir: Path | None = None,
-             site_url: str = DEFAULT_SITE_URL, fork: bool = False) -> tuple[Atlas, dict[str, str], dict]:
-    """load's output -> validate -> enrich -> render (pages of ``langs``) and the JSON API, in memory.
-    ``fork``: compile the templates while validating, and render half of the languages, in forked
-    processes (builds only; see forks.py).
+class Built(NamedTuple):
+    atlas: Atlas
+    pages: dict[str, str]           # {"<lang>/<path>.md": Markdown}
+    api_files: dict
+    later: Forked | None = None     # the pages of the languages after the first, still rendering
+
+
+def pipeline(raw: RawData | Callable[[], RawData], langs=LANGS, sources_dir: Path | None = None,
+             site_url: str = DEFAULT_SITE_URL, fork: bool = False) -> Built:
+    """load's output (or ``load`` itself) -> validate -> enrich -> render (pages of ``langs``) and
+    the JSON API, in memory. ``fork`` (builds only; see forks.py): while the data is loaded and
+    validated, the templates compile and the API surfaces are parsed and diffed in forked
+    processes; then the languages after the first render in another, so ``pages`` holds the first
+    language and ``later.result()`` the others, while MkDocs builds the first.
 
     Raises ``DataError`` (each problem ``file: id: field: message``) for any bad input;
-    nothing is written, so the last good site stays.
+    nothing is written, so the last good site stays. With ``fork``, a problem in a later
+    language's pages is raised by ``later.result()`` instead.
     """
-    # a checkout's first build: the templates compile into .cache/jinja on the other core meanwhile
-    warm = Forked(compile_templates) if fork else None
+    # on the other core meanwhile: a checkout's first build compiles the templates into .cache/jinja,
+    # and every build parses and diffs the API surfaces (evidence.py)
+    warm, surfaces = (Forked(compile_templates), evidence.prefetch_surfaces()) if fork else (None, None)
     try:
-        fb = validate(raw, sources_dir)
+        fb = validate(raw() if callable(raw) else raw, sources_dir)
         missing = [str(p) for p in i18n.absent(fb)]
         if missing:
             raise DataError(missing)
+        if surfaces is not None:
+            evidence.take_surfaces(surfaces)
         atlas = enrich(fb)
     except BaseException:
-        if warm is not None:
-            warm.cancel()
+        for job in (warm, surfaces):
+            if job is not None:
+                job.cancel()
         raise
     if warm is not None:
         try:
             warm.result()
         except (DataError, RuntimeError):
-            pass   # a broken template: render_all compiles it again and reports it
-    pages = render_all(atlas, langs, site_url, fork=fork)
+            pass   # a broken template: rendering compiles it again and reports it
+    langs = tuple(langs)
+    later = render_later(atlas, langs[1:], site_url) if fork and len(langs) > 1 else None
     try:
-        api_files = api.build(atlas, site_url)
-    except Exception as exc:  # noqa: BLE001
-        raise DataError([f"{fb.sources_file.replace('sources.yaml', 'releases/*.yaml')}: -: api: {type(exc).__name__}: {exc}"]) from None
-    return atlas, pages, api_files
+        pages = render_all(atlas, langs[:1] if later else langs, site_url)
+        try:
+            api_files = api.build(atlas, site_url)
+        except Exception as exc:  # noqa: BLE001
+            raise DataError([f"{fb.sources_file.replace('sources.yaml', 'releases/*.yaml')}: -: api: "
+                             f"{type(exc).__name__}: {exc}"]) from None
+    except BaseException:
+        if later is not None:
+            later.cancel()
+        raise
+    return Built(atlas, pages, api_files, later)
+
+
+@contextmanager
+def _collector_paused():
+    """The pipeline builds about 100,000 objects that all live until it returns; the cyclic
+    collector would scan them again and again meanwhile (about 15% of the pipeline's time)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def generate(state: dict) -> Atlas:
-    """Run the pipeline if the data or templates changed since the last run."""
+    """Run the pipeline if the data or templates changed since the last run, and write the pages.
+
+    In a build the first language's pages are written now, and an empty file stands for each
+    page of the others until ``write_later`` writes them (called before the second language
+    builds). What exists once the pipeline is done (the modules, the facts, the pages) stays
+    until the process exits: ``gc.freeze()`` takes it out of the collector's view, so MkDocs'
+    language builds do not scan it again at every collection. Not under ``mkdocs serve``,
+    whose rebuilds would pile up frozen objects.
+    """
     site_url = state.get("site_url") or DEFAULT_SITE_URL
     fp = _fingerprint(site_url)
     if state.get("fingerprint") != fp:
-        langs = state.get("langs") or LANGS   # `make serve SERVE_LANG=ru` renders one language
-        fork = bool(state.get("building"))    # a build, not `mkdocs serve`: another core may help
-        atlas, pages, api_files = pipeline(load(), langs, sources_dir=find_sources_dir(), site_url=site_url,
-                                           fork=fork)   # raises DataError: the build stops, site/ untouched
-        written, removed = write_pages(pages, langs=langs)
+        langs = tuple(state.get("langs") or LANGS)   # `make serve SERVE_LANG=ru` renders one language
+        building = bool(state.get("building"))      # a build, not `mkdocs serve`: another core may help
+        with _collector_paused():
+            built = pipeline(load, langs, sources_dir=find_sources_dir(), site_url=site_url,
+                             fork=building)   # raises DataError: the build stops, site/ untouched
+        now = langs[:1] if built.later else langs
+        written, removed = write_pages(built.pages, langs=now)
         log.info(f"atlas: {written} generated pages written, {removed} removed")
-        state.update(fingerprint=fp, atlas=atlas, api_files=api_files, api_written=False)
-        if state.get("building"):
-            state["search_job"] = Forked(search_index.encode, atlas)   # runs while MkDocs renders the pages
+        state.update(fingerprint=fp, atlas=built.atlas, api_files=built.api_files, api_written=False)
+        if built.later:
+            reserve_pages(built.pages, langs[1:])
+            state["later"] = (built.later, langs[1:])
+        if building:
+            gc.freeze()
+            if not built.later:
+                _start_search(state)
     return state["atlas"]
+
+
+def _start_search(state: dict) -> None:
+    state["search_job"] = Forked(search_index.encode, state["atlas"])   # runs while MkDocs renders pages
+
+
+def write_later(state: dict) -> None:
+    """Write the pages of the languages after the first (rendered in a fork while MkDocs built the
+    first; ``generate``), then start the search index. Raises ``DataError`` from their rendering."""
+    job, langs = state.pop("later", (None, ()))
+    if job is None:
+        return
+    written, removed = write_pages(job.result(), langs=langs)
+    log.info(f"atlas: {written} generated pages written for {', '.join(langs)}, {removed} removed")
+    _start_search(state)
 
 
 def ui_string(state: dict, lang: str, key: str) -> str:
