@@ -46,6 +46,7 @@ QUERIES = {"en": ["torch.linalg.qr", "RuntimeError: Expected tensor on cuda:1 bu
                   "kehabisan memori"]}
 
 
+ROUNDS = 7   # build-ratio rounds: one build's time moves by about 10% here, so medians of several
 PORT = static_server.free_port()  # the site is built for the address it is served on (canonical URLs)
 
 
@@ -92,14 +93,15 @@ def _cpu_children() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def build_ratio(repo: Path, tmp: Path, rounds: int = 5) -> dict:
+def build_ratio(repo: Path, tmp: Path, rounds: int = ROUNDS) -> dict:
     """scripts/build.py (pipeline, hook, search index, strict) against a plain Material build of the
     same generated pages, side by side. Each of ``rounds`` rounds builds, each into a new folder:
     ours with the templates and the pipeline's modules compiled (``.cache/jinja``, ``__pycache__``,
     as every build after a checkout's first), ours without them (``cold``, a fresh checkout's first
     build), and plain Material. Medians of wall
     time and of CPU time (user+sys of the build processes, children included: the forked steps).
-    Returns ``{"warm"|"cold": {"wall"|"cpu": {"ours", "plain", "ratio"}}}``, both against the same plain runs.
+    Returns ``{"warm"|"cold": {"wall"|"cpu": {"ours", "plain", "ratio", "runs", "plain_runs"}}}``, both
+    against the same plain runs (``runs``: every round's seconds, in order).
     Callers build once before (the plain build reads the generated pages), which also fills ``.cache/jinja``."""
     config = plain_material_config(repo)
     runs: dict = {k: {"wall": [], "cpu": []} for k in ("warm", "cold", "plain")}
@@ -121,7 +123,8 @@ def build_ratio(repo: Path, tmp: Path, rounds: int = 5) -> dict:
     out = {}
     for kind in ("warm", "cold"):
         ours = {k: statistics.median(v) for k, v in runs[kind].items()}
-        out[kind] = {k: {"ours": ours[k], "plain": plain[k], "ratio": ours[k] / plain[k]} for k in ("wall", "cpu")}
+        out[kind] = {k: {"ours": ours[k], "plain": plain[k], "ratio": ours[k] / plain[k],
+                         "runs": runs[kind][k], "plain_runs": runs["plain"][k]} for k in ("wall", "cpu")}
     return out
 
 
@@ -276,7 +279,8 @@ def main() -> int:
         for kind, r in ratio.items():
             for k in ("wall", "cpu"):
                 print(f"{kind} {k}: scripts/build.py {r[k]['ours']:.2f} s, "
-                      f"plain Material {r[k]['plain']:.2f} s: {r[k]['ratio']:.2f}x")
+                      f"plain Material {r[k]['plain']:.2f} s: {r[k]['ratio']:.2f}x  (rounds: "
+                      + " ".join(f"{a:.2f}/{b:.2f}" for a, b in zip(r[k]["runs"], r[k]["plain_runs"])) + ")")
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -311,7 +315,7 @@ def main() -> int:
         for k, label in (("wall", "wall time"), ("cpu", "CPU time")):
             r = ratio[kind][k]
             rows.append((f"scripts/build.py vs plain Material build of the same pages, {label}, {when} "
-                         f"(medians of 5 rounds, same run)",
+                         f"(medians of {ROUNDS} rounds, same run)",
                          f"{r['ours']:.2f} s / {r['plain']:.2f} s = {r['ratio']:.2f}x"))
     rows.append(("HTML pages / total site size", f"{stats['pages']} / {stats['bytes'] / 1e6:.1f} MB"))
     for name, size in figures["weight"].items():

@@ -7,10 +7,10 @@ on_pre_build   load -> validate -> enrich -> render -> write docs/<lang>/... (on
                builds of the languages after the first, writes their pages (rendered meanwhile in a fork)
 on_env         exposes UI strings to theme templates (404, Open Graph tags)
 on_post_template  keeps one 404 page per language instead of the last one built
-on_post_build  writes the JSON API (site/api/v1/), the Atom feeds, redirect pages for renamed ids in every
-               language, and restores the English root 404;
-               after the last language is built, collects the search index (atlas/search_index.py), which
-               the pipeline started in a forked process (site.SearchJob)
+on_post_build  writes the JSON API (site/api/v1/) and the Atom feeds (unless a build's fork writes them,
+               site.write_later), redirect pages for renamed ids in every language, and restores the
+               English root 404; after the last language is built, collects the search index
+               (atlas/search_index.py) from that fork
 """
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def _outer_build(config) -> bool:
 def on_pre_build(config):
     _generate()
     if not _outer_build(config):
-        _guarded(site.write_later, _state)
+        _guarded(site.write_later, _state, Path(config.site_dir))
 
 
 def on_env(env, config, files):

@@ -5,10 +5,11 @@ Out: generated pages under ``docs/`` (once per data fingerprint, so the four
      language builds of mkdocs-static-i18n generate once), redirect maps for
      renamed ids, the JSON API files, the Atom feeds, the search index and one 404 page per language.
 
-On another core (``forks.Forked``, builds only): ``pipeline`` compiles the templates while the
-data is validated and enriched, then renders the languages after the first while MkDocs builds
-the first; ``write_later`` writes them before the second language builds and starts the search
-index, which runs while MkDocs builds the others; ``index_search`` collects it after the last.
+On another core (``forks.Forked``, builds only): ``pipeline`` compiles the templates and diffs
+the API surfaces while the data is loaded and validated, then renders the languages after the
+first while MkDocs builds the first; ``write_later`` writes them before the second language
+builds and starts ``write_outputs`` (JSON API, feeds, search index), which runs while MkDocs
+builds the others; ``index_search`` collects it after the last.
 """
 from __future__ import annotations
 
@@ -136,24 +137,35 @@ def generate(state: dict) -> Atlas:
             state["later"] = (built.later, langs[1:])
         if building:
             gc.freeze()
-            if not built.later:
-                _start_search(state)
     return state["atlas"]
 
 
-def _start_search(state: dict) -> None:
-    state["search_job"] = Forked(search_index.encode, state["atlas"])   # runs while MkDocs renders pages
-
-
-def write_later(state: dict) -> None:
+def write_later(state: dict, site_dir: Path) -> None:
     """Write the pages of the languages after the first (rendered in a fork while MkDocs built the
-    first; ``generate``), then start the search index. Raises ``DataError`` from their rendering."""
+    first; ``generate``), then start writing the files MkDocs does not build (``write_outputs``)
+    in another fork, while MkDocs builds those languages; ``index_search`` collects it.
+    Raises ``DataError`` from their rendering."""
     job, langs = state.pop("later", (None, ()))
     if job is None:
         return
     written, removed = write_pages(job.result(), langs=langs)
     log.info(f"atlas: {written} generated pages written for {', '.join(langs)}, {removed} removed")
-    _start_search(state)
+    state["outputs"] = Forked(write_outputs, state["atlas"], state["api_files"], site_dir,
+                              state.get("site_url") or DEFAULT_SITE_URL)
+    state["api_written"] = True
+
+
+def write_outputs(atlas: Atlas, api_files: dict, site_dir: Path, site_url: str) -> dict[str, int]:
+    """The JSON API, the Atom feeds and the search index, into ``site_dir``. Returns the index's
+    bytes per language. (In a fork that starts after MkDocs cleaned ``site_dir`` for the first
+    language: the other languages' builds do not clean it.)"""
+    _write_api_and_feeds(atlas, api_files, site_dir, site_url)
+    return search_index.write(search_index.encode(atlas), site_dir / "search")
+
+
+def _write_api_and_feeds(atlas: Atlas, api_files: dict, site_dir: Path, site_url: str) -> None:
+    api.write(api_files, site_dir / "api" / "v1")
+    feed.write(atlas, site_dir, site_url)
 
 
 def ui_string(state: dict, lang: str, key: str) -> str:
@@ -182,8 +194,7 @@ def write_redirects(state: dict, site_dir: Path) -> None:
 def write_api(state: dict, site_dir: Path) -> None:
     if state.get("api_written"):
         return
-    api.write(state["api_files"], site_dir / "api" / "v1")
-    feed.write(state["atlas"], site_dir, state.get("site_url") or DEFAULT_SITE_URL)
+    _write_api_and_feeds(state["atlas"], state["api_files"], site_dir, state.get("site_url") or DEFAULT_SITE_URL)
     state["api_written"] = True
 
 
@@ -197,9 +208,10 @@ def write_404s(state: dict, site_dir: Path) -> None:
 
 
 def index_search(state: dict, site_dir: Path) -> None:
-    """Write the search index, one JSON file per language, to ``site/search/`` (search_index.py)."""
-    job = state.pop("search_job", None)   # started by generate() in every build
-    sizes = search_index.write(job.result() if job else search_index.encode(state["atlas"]), site_dir / "search")
+    """The search index, one JSON file per language in ``site/search/`` (search_index.py): collected
+    from ``write_later``'s fork, or computed here (a build of one language)."""
+    job = state.pop("outputs", None)
+    sizes = job.result() if job else search_index.write(search_index.encode(state["atlas"]), site_dir / "search")
     log.info("atlas: search index written to %s (%s)", site_dir / "search",
              ", ".join(f"{lang} {n // 1024} KB" for lang, n in sizes.items()))
 
