@@ -23,9 +23,9 @@ class Serve:
         env.pop("SITE_URL", None)
         if lang:
             env["ATLAS_SERVE_LANG"] = lang
-        mkdocs = Path(sys.executable).with_name("mkdocs")
         self.url = f"http://127.0.0.1:{port}/"
-        self.proc = subprocess.Popen([str(mkdocs), "serve", "--dev-addr", f"127.0.0.1:{port}"], cwd=repo, env=env,
+        self.proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+                                     cwd=repo, env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -59,12 +59,14 @@ class Serve:
             time.sleep(0.05)
         raise TimeoutError(f"{needle!r} not on {self.url}{path} after {timeout} s\n" + self.output[-3000:])
 
-    def wait_output(self, needle: str, since: int = 0, timeout: float = 300) -> str:
-        """The output from line ``since`` on, once it contains ``needle``; raises TimeoutError."""
+    def wait_output(self, needle: str | tuple[str, ...], since: int = 0, timeout: float = 300) -> str:
+        """The output from line ``since`` on, once it contains ``needle`` (or one of several);
+        raises TimeoutError."""
+        needles = (needle,) if isinstance(needle, str) else needle
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < timeout:
             out = "".join(self.lines[since:])
-            if needle in out:
+            if any(n in out for n in needles):
                 return out
             time.sleep(0.1)
         raise TimeoutError(f"{needle!r} not printed by mkdocs serve after {timeout} s\n" + self.output[-3000:])
