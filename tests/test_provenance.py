@@ -80,6 +80,15 @@ def test_a_locator_must_occur_verbatim_in_its_article(data_copy):
                             "in zh-arex-215") for p in problems), "\n".join(problems)
 
 
+def test_a_source_title_must_open_its_article_headline(data_copy):
+    """The title is a locator of the headline (its opening words), not a paraphrase."""
+    sources = yaml.safe_load((data_copy / "sources.yaml").read_text(encoding="utf-8"))["sources"]
+    titled = next(s for s in sources if s.get("title"))
+    _edit(data_copy / "sources.yaml", titled["title"], titled["title"].replace(" …", "X …"))
+    problems = _problems(data_copy)
+    assert any(p.startswith(f"data/sources.yaml: {titled['id']}: title: ") for p in problems), "\n".join(problems)
+
+
 def test_an_exemption_needs_an_inferred_note_that_names_the_value(data_copy):
     rel = data_copy / "releases" / "2.15.yaml"
     _edit(rel, "        values: [removed_in, rollback.removed_in]\n", "")

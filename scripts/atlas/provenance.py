@@ -228,7 +228,8 @@ def check_values(releases: list[Release], files: dict[str, str], sources: Source
 
 
 def read_articles(sources: Sources, sources_file: str, sources_dir: Path, report: Report) -> dict[str, str]:
-    """Source id -> folded article text; a missing file or changed sha256 is a problem."""
+    """Source id -> folded article text; a missing file, a changed sha256 or a title (the opening
+    words of the headline) not in the text is a problem."""
     texts = {}
     for s in sources.sources:
         if not s.file:
@@ -241,6 +242,8 @@ def read_articles(sources: Sources, sources_file: str, sources_dir: Path, report
         if s.sha256 and hashlib.sha256(raw).hexdigest() != s.sha256:
             report.problems.append(f"{sources_file}: {s.id}: sha256: {p.name} has changed")
         texts[s.id] = fold(raw.decode("utf-8"))
+        if s.title and fold(s.title.removesuffix(" …")) not in texts[s.id]:   # a locator of the headline
+            report.problems.append(f"{sources_file}: {s.id}: title: {s.title!r} not found verbatim in {p.name}")
     return texts
 
 
