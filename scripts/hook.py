@@ -2,9 +2,10 @@
 
 on_startup     notes `mkdocs serve`: no search index, SERVE_LANG renders one language
 on_serve       a failed rebuild keeps serving the last good pages (the validator's message is printed)
-on_config      runs the pipeline early, so a data error stops the build before anything is written
-on_pre_build   load -> validate -> enrich -> render -> write docs/<lang>/... (once per build); in the
-               builds of the languages after the first, writes their pages (rendered meanwhile in a fork)
+on_config      load -> validate -> enrich -> render -> write docs/<lang>/... (once per data fingerprint),
+               early, so a data error stops the build before anything is written
+on_pre_build   in the builds of the languages after the first, writes their pages (rendered in a fork
+               while MkDocs built the first)
 on_env         exposes UI strings to theme templates (404, Open Graph tags)
 on_post_template  keeps one 404 page per language instead of the last one built
 on_post_build  writes the JSON API (site/api/v1/) and the Atom feeds (unless a build's fork writes them,
@@ -60,10 +61,6 @@ def _guarded(step, *args):
         raise PluginError(f"the fact pipeline failed: {type(exc).__name__}: {exc}") from None
 
 
-def _generate():
-    return _guarded(site.generate, _state)
-
-
 def on_serve(server, config, builder):
     """A rebuild that fails (bad data) leaves the last good pages served instead of a stuck server."""
     def build_or_keep_last_good(config=None):
@@ -98,7 +95,7 @@ def on_config(config):
     # a build (not `mkdocs serve`): writes the search index (serve leaves it out, README "make serve")
     # and may fork (serve runs threads, so it does not; atlas/forks.py)
     _state["building"] = not _serving()
-    _generate()
+    _guarded(site.generate, _state)
     return config
 
 
@@ -109,7 +106,7 @@ def _outer_build(config) -> bool:
 
 
 def on_pre_build(config):
-    _generate()
+    # (the pipeline itself ran in this build's on_config, which MkDocs always calls first)
     if not _outer_build(config):
         _guarded(site.write_later, _state, Path(config.site_dir))
 
@@ -132,6 +129,6 @@ def on_post_build(config):
     site.write_404s(_state, Path(config.site_dir))
     site.write_redirects(_state, Path(config.site_dir))
     if _outer_build(config):  # every language is done
-        if _state["building"]:   # started by the pipeline in a forked process; collected here
+        if _state["building"]:   # written by site.write_later's fork; collected here
             _guarded(site.index_search, _state, Path(config.site_dir))
         site.write_robots(Path(config.site_dir), config.site_url)

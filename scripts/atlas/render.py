@@ -316,20 +316,17 @@ def render_later(atlas: Atlas, langs, site_url: str = DEFAULT_SITE_URL) -> Forke
     return Forked(render_all, atlas, tuple(langs), site_url)
 
 
-def reserve_pages(pages: dict[str, str], langs, docs: Path = DOCS) -> int:
+def reserve_pages(pages: dict[str, str], langs, docs: Path = DOCS) -> None:
     """An empty file for every page of ``pages`` (one language's) in each of ``langs``, where none
     exists yet (every language has the same pages). mkdocs-static-i18n links a page to its
     translations by their files' existence while it builds the first language; ``write_pages``
-    fills them before their own language builds. Returns how many were created."""
-    created = 0
+    fills them before their own language builds."""
     for rel in pages:
         for lang in langs:
             path = docs / lang / rel.split("/", 1)[1]
             if not path.exists():
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.touch()
-                created += 1
-    return created
 
 
 def write_pages(pages: dict[str, str], docs: Path = DOCS, langs=LANGS) -> tuple[int, int]:
