@@ -3,6 +3,7 @@ language and a hostile fact title, variant_site) once more, for the tests that n
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -11,13 +12,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from atlas.enrich import enrich  # noqa: E402
-from atlas.load import LANGS, LOCALES, load  # noqa: E402
-from atlas.provenance import find_sources_dir  # noqa: E402
-from atlas.validate import validate  # noqa: E402
+from atlas.enrich import enrich
+from atlas.langs import LANGS, LOCALES
+from atlas.load import ROOT, load
+from atlas.validate import validate
+from ensure_browser import CHROMIUM_ARGS, chromium
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 #: What a copy of the repository leaves out: caches, the virtualenv, built sites, artifacts.
@@ -31,10 +30,16 @@ def repo_copy(dst: Path) -> Path:
     return dst
 
 
+def atlas_env(repo: Path) -> dict:
+    """The environment that runs ``python -m atlas`` (and MkDocs' ``atlas`` plugin) from the
+    package in ``repo`` (a copy of the repository), not from the checkout it was installed from."""
+    return {**os.environ, "PYTHONPATH": str(Path(repo) / "scripts")}
+
+
 @pytest.fixture(scope="session")
 def factbase():
-    """The real data, validated with the source articles (locators and values checked)."""
-    return validate(load(), find_sources_dir())
+    """The real data, validated (the provenance check against the articles is `make provenance`)."""
+    return validate(load())
 
 
 @pytest.fixture(scope="session")
@@ -52,11 +57,11 @@ def data_copy(tmp_path) -> Path:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The real site, built once with scripts/build.py (mkdocs build --strict)."""
-    import build
+    """The real site, built once with `atlas build` (mkdocs build --strict)."""
+    from atlas.sitebuild import build
 
     site = tmp_path_factory.mktemp("site") / "site"
-    assert build.build(site) == 0, "mkdocs build --strict failed; run `make build` to see why"
+    assert build(site) == 0, "mkdocs build --strict failed; run `make build` to see why"
     return site
 
 
@@ -69,10 +74,8 @@ def served_site(built_site):
     server.shutdown()
 
 
-from ensure_browser import CHROMIUM_ARGS, chromium  # noqa: E402
-
 # --- Chromium (shared by every browser test module: Playwright allows one sync session per process) ---
-CHROMIUM = chromium()   # scripts/ensure_browser.py: the one place that finds the browser
+CHROMIUM = chromium()   # scripts/dev/ensure_browser.py: the one place that finds the browser
 
 
 @pytest.fixture(scope="session")
@@ -99,8 +102,14 @@ def page(browser):
 
 
 def run_script(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    """``python <args>`` in a repository (copy), output captured."""
-    return subprocess.run([sys.executable, *args], cwd=repo, capture_output=True, text=True, timeout=600)
+    """``python <args>`` in a repository (copy), with that copy's package, output captured."""
+    return subprocess.run([sys.executable, *args], cwd=repo, capture_output=True, text=True, timeout=600,
+                          env=atlas_env(repo))
+
+
+def run_atlas(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    """``atlas <args>`` in a repository (copy), with that copy's package, output captured."""
+    return run_script(repo, "-m", "atlas", *args)
 
 
 HOSTILE_ID = "214-acc-policy-balanced"
@@ -123,16 +132,18 @@ def variant_site(tmp_path_factory) -> Path:
     assert old_title in text
     rel.write_text(text.replace(old_title, "    title: " + json.dumps(HOSTILE_TITLE) + "\n"), encoding="utf-8")
     # 1. one line of config
-    load_py = repo / "scripts" / "atlas" / "load.py"
+    load_py = repo / "scripts" / "atlas" / "langs.py"
     line = "LOCALES = " + repr(LOCALES).replace("'", '"')
     assert line in load_py.read_text(encoding="utf-8")
     load_py.write_text(load_py.read_text(encoding="utf-8").replace(
         line, "LOCALES = " + repr({**LOCALES, new: locale}).replace("'", '"')), encoding="utf-8")
     # 2. the language for the i18n plugin in mkdocs.yml
     mk = repo / "mkdocs.yml"
-    mk.write_text(mk.read_text(encoding="utf-8").replace(
-        "\nhooks:", f"        - locale: {new}\n          name: Français\n          build: true\n\nhooks:", 1),
-        encoding="utf-8")
+    text = mk.read_text(encoding="utf-8")
+    anchor = "\n  - atlas:"   # the plugin after i18n's language list
+    assert text.count(anchor) == 1
+    mk.write_text(text.replace(anchor, f"\n        - locale: {new}\n          name: Français\n          build: true{anchor}", 1),
+                  encoding="utf-8")
     # 3. UI strings, the hand-written page, and the fact texts (stub, then fill in)
     shutil.copy(repo / "data" / "i18n" / "en.yaml", repo / "data" / "i18n" / f"{new}.yaml")
     # the language's own words: its glossary renderings and its search stop words (English here)
@@ -146,7 +157,7 @@ def variant_site(tmp_path_factory) -> Path:
     sw.write_text(yaml.safe_dump({**stop, new: stop["en"]}, allow_unicode=True), encoding="utf-8")
     (repo / "docs" / new).mkdir()
     shutil.copy(repo / "docs" / "en" / "about.md", repo / "docs" / new / "about.md")
-    proc = run_script(repo, "scripts/i18n.py", "stub", new)
+    proc = run_atlas(repo, "i18n", "stub", new)
     assert proc.returncode == 0, proc.stderr
     en = english_texts(repo)
     for path in (repo / "data" / "translations" / new).rglob("*.yaml"):
@@ -154,13 +165,13 @@ def variant_site(tmp_path_factory) -> Path:
         for key, entry in table.items():
             entry["text"] = en[key]
         path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    proc = run_script(repo, "scripts/build.py", "--site-dir", str(repo / "site"))
+    proc = run_atlas(repo, "build", "--site-dir", str(repo / "site"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return repo / "site"
 
 
 def english_texts(repo: Path) -> dict[str, str]:
-    proc = run_script(repo, "-c", "import sys, json; sys.path.insert(0, 'scripts');"
+    proc = run_script(repo, "-c", "import json;"
                 "from atlas.load import load; from atlas.validate import validate;"
                 "print(json.dumps({t.key: t.en for t in validate(load()).texts}))")
     assert proc.returncode == 0, proc.stderr

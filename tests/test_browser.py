@@ -1,13 +1,14 @@
 """Real-browser tests: Playwright driving Debian's Chromium against the built site on 127.0.0.1.
 
 Chromium is required: when it is missing these tests fail (``make test`` installs it first
-with scripts/ensure_browser.py), they never skip.
+with scripts/dev/ensure_browser.py), they never skip.
 """
 from __future__ import annotations
 
 import pytest
 
-from atlas.load import LANGS, url_for
+from atlas.langs import LANGS
+from atlas.urls import url_for
 from conftest import HOSTILE_ID, HOSTILE_PLAIN, ROOT  # the `browser` and `page` fixtures are in conftest.py
 
 pytestmark = pytest.mark.slow

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from atlas.load import DataError, load
+from atlas.load import load
+from atlas.problems import DataError
 from atlas.validate import validate
 from conftest import FIXTURES, ROOT
 
@@ -31,7 +32,7 @@ def test_each_release_file_parses_alone(path, tmp_path):
         validate(load(data))
     except DataError as exc:
         schema = [p for p in exc.problems if "placeholder" not in p and "published id" not in p and "refs." not in p
-                  and "aliases.yaml" not in p]   # aliases may target pages of the other releases
+                  and "aliases.yaml" not in p and "claims.yaml" not in p]   # aliases may target pages of the other releases
         assert not schema, "\n".join(schema)
 
 

@@ -6,7 +6,8 @@ import zipfile
 import pytest
 
 from atlas.evidence import Wheel, evaluate, lock_problems, probe_id, read_lock, status_of
-from atlas.load import DataError, load
+from atlas.load import load
+from atlas.problems import DataError
 from atlas.schema import Probe
 from atlas.validate import validate
 
@@ -103,8 +104,7 @@ def test_known_contradictions_are_recorded(factbase):
 import json  # noqa: E402
 
 from atlas import api  # noqa: E402
-from atlas.evidence import (api_diff, claim_roles, data_lock_problems, read_claims,  # noqa: E402
-                            read_surfaces, surface_path)
+from atlas.evidence import api_diff, claim_roles, data_lock_problems, read_claims, read_surfaces, surface_path  # noqa: E402
 from atlas.idents import classify, template  # noqa: E402
 from atlas.scan import WheelIndex, entry_point_report, find_error, find_ident  # noqa: E402
 from atlas.surface import Surface, read_surface, write_surface  # noqa: E402
@@ -425,7 +425,7 @@ def test_claims_are_judged_by_the_first_and_last_wheel(factbase):
     assert v["215-pipeline-memory.budget"].detail == "not_in"             # a mention is not the name
     assert v["214-py315-wheels.index"].status == "reason" and v["214-py315-wheels.index"].reason == "address"
     # a guessed "has no attribute" message is wrong when the wheel keeps a raising stub
-    lock["errors"]["214-remove-qr.error.0"]["observed"] = {w: None for w in versions}
+    lock["errors"]["214-remove-qr.error.0"]["observed"] = dict.fromkeys(versions)
     errs = error_verdicts(factbase.changes(), lock, release_of, versions)
     e = errs["214-remove-qr"][0]
     assert e.status == "absent" and e.kind == "wheel"

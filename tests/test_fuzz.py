@@ -10,7 +10,7 @@ in-process (load -> validate -> enrich -> render -> JSON API, no MkDocs). Allowe
 
 Anything else (a traceback: KeyError, TypeError, PlaceholderError...) fails the test and
 prints the seed and the mutation, so it can be replayed. A few mutations also go through
-the full build (``scripts/build.py``) to check the exit status, the message and that the
+the full build (``atlas build``) to check the exit status, the message and that the
 last good site stays. Longer runs: ``make fuzz N=5000`` (``FUZZ_N``, ``FUZZ_SEED``).
 """
 from __future__ import annotations
@@ -22,14 +22,14 @@ import os
 import random
 import re
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from atlas import site
-from atlas.load import LANGS, TRANSLATED, DataError, RawData, load, parse
-from conftest import ROOT, repo_copy
+from atlas import pipeline as steps
+from atlas.langs import LANGS, TRANSLATED
+from atlas.load import RawData, load, parse
+from atlas.problems import DataError
+from conftest import ROOT, repo_copy, run_atlas
 
 N = int(os.environ.get("FUZZ_N", "200"))
 SEED = int(os.environ.get("FUZZ_SEED", "20261130"))
@@ -54,13 +54,13 @@ def base():
 def _get(raw: RawData, rel: str):
     if rel in raw.releases:
         return raw.releases[rel]
-    for lang, table in raw.translations.items():
+    for _lang, table in raw.translations.items():
         if rel in table:
             return table[rel]
     for name in ("sources", "ledger", "ui_sources", "wheels", "lock"):
         if getattr(raw, name)[0] == rel:
             return getattr(raw, name)[1]
-    for lang, (path, obj) in raw.ui.items():
+    for _lang, (path, obj) in raw.ui.items():
         if path == rel:
             return obj
     return raw.extra.get(rel)
@@ -262,7 +262,7 @@ def run_one(index: int, base) -> str:
     what = "?"
     try:
         mutated, what = mutate(rng, raw, files)
-        site.pipeline(mutated, _langs_for(what, rng))
+        steps.pipeline(mutated, _langs_for(what, rng))
         return "ok"
     except DataError as exc:
         bad = [p for p in exc.problems if not PROBLEM.match(p)]
@@ -283,14 +283,14 @@ def test_the_checker_catches_a_traceback(base, monkeypatch):
     """The fuzz check can fail: a pipeline that raises a bare KeyError is reported, not passed."""
     def broken(raw, langs):
         raise KeyError("boom")
-    monkeypatch.setattr(site, "pipeline", broken)
+    monkeypatch.setattr(steps, "pipeline", broken)
     with pytest.raises(AssertionError, match="KeyError"):
         run_one(0, base)
 
 
 @pytest.mark.slow
 def test_full_build_fails_cleanly_and_keeps_the_last_good_site(built_site, tmp_path, base):
-    """A few failing mutations through scripts/build.py: exit 1, the named error, no traceback, old site kept."""
+    """A few failing mutations through `atlas build`: exit 1, the named error, no traceback, old site kept."""
     repo = repo_copy(tmp_path / "repo")
     site_dir = repo / "site"
     shutil.copytree(built_site, site_dir)
@@ -313,14 +313,13 @@ def test_full_build_fails_cleanly_and_keeps_the_last_good_site(built_site, tmp_p
             obj = parse(text, rel, problems)
             if problems:
                 raise DataError(problems)
-            site.pipeline(_replace(raw, rel, obj), LANGS)
+            steps.pipeline(_replace(raw, rel, obj), LANGS)
             continue  # harmless: not what this test is about (a full good build is tested elsewhere)
         except DataError as exc:
             expected = exc.problems[0]
         original = (repo / rel).read_text(encoding="utf-8")
         (repo / rel).write_text(text, encoding="utf-8")
-        proc = subprocess.run([sys.executable, str(repo / "scripts" / "build.py"), "--site-dir", str(site_dir)],
-                              capture_output=True, text=True, cwd=repo)
+        proc = run_atlas(repo, "build", "--site-dir", str(site_dir))
         (repo / rel).write_text(original, encoding="utf-8")
         out = proc.stdout + proc.stderr
         assert proc.returncode != 0, f"{rel}: {what}: the build succeeded"

@@ -14,7 +14,9 @@ import yaml
 
 from atlas import i18n
 from atlas.i18n import fullwidth_hits, glossary_hits
-from atlas.load import TRANSLATED, DataError, load
+from atlas.langs import TRANSLATED
+from atlas.load import load
+from atlas.problems import DataError
 from atlas.validate import validate
 from conftest import ROOT
 

@@ -10,10 +10,20 @@ import yaml
 
 from atlas import i18n
 from atlas.i18n import fullwidth_hits
-from atlas.load import LANGS, TRANSLATED, DataError, load
+from atlas.langs import LANGS, TRANSLATED
+from atlas.load import load
+from atlas.problems import DataError
 from atlas.render import Renderer
-from atlas.text import (Quantity, bare_numbers, format_day, format_number, format_quantity, format_value, identifiers,
-                        render_plain)
+from atlas.text import (
+    Quantity,
+    bare_numbers,
+    format_day,
+    format_number,
+    format_quantity,
+    format_value,
+    identifiers,
+    render_plain,
+)
 from atlas.validate import validate
 
 
@@ -103,7 +113,7 @@ def test_missing_translation_is_reported_with_the_fix(data_copy):
     del table["215-dcp-strides.title"]
     path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
     found = [p for p in i18n.problems(validate(load(data_copy)), ["id"]) if p.key == "215-dcp-strides.title"]
-    assert found[0].kind == "missing" and "scripts/i18n.py stub id" in found[0].detail
+    assert found[0].kind == "missing" and "atlas i18n stub id" in found[0].detail
 
 
 @pytest.mark.parametrize("lang,number,date", [

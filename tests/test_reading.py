@@ -11,9 +11,10 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from atlas.feed import fact_hash, feed_path, read_updated, stale
-from atlas.load import LANGS
+from atlas.feed import fact_hash, stale
+from atlas.langs import LANGS
 from atlas.render import DEFAULT_SITE_URL
+from atlas.urls import feed_path
 
 pytestmark = pytest.mark.slow
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -115,7 +116,7 @@ def test_atom_feed_per_language(built_site, factbase, lang):
     assert len(entries) == len(factbase.changes())
     ids = [e.find(f"{ATOM}id").text for e in entries]
     assert len(set(ids)) == len(ids)
-    recorded = read_updated()
+    recorded = factbase.updated
     en_titles = {c.id: c.title for c in factbase.changes()}
     for e in entries:
         url = e.find(f"{ATOM}id").text
@@ -148,14 +149,14 @@ def test_every_page_links_its_languages_feed(built_site, lang):
 
 def test_updated_dates_follow_the_facts(factbase):
     """data/updated.yaml has the current hash of every change (so each feed date is honest)."""
-    recorded = read_updated()
+    recorded = factbase.updated
     todo = stale(factbase.changes(), recorded)
-    assert not todo, f"{todo}: the fact changed but its date did not; run `.venv/bin/python scripts/feed.py stamp`"
+    assert not todo, f"{todo}: the fact changed but its date did not; run `atlas feed stamp`"
 
 
 def test_editing_a_fact_makes_its_date_stale(factbase):
     """The check above can fail: a changed title, value or error message changes the hash."""
-    recorded = read_updated()
+    recorded = factbase.updated
     c = factbase.changes()[0]
     assert fact_hash(c) == recorded[c.id]["hash"]
     for edit in ({"title": c.title + " (corrected)"}, {"values": {**c.values, "extra": 1}}):

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 import markdown
 import pytest
 
-from atlas.load import LANGS
+from atlas.langs import LANGS
 
 pytestmark = pytest.mark.slow
 

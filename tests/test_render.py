@@ -13,14 +13,15 @@ import pytest
 import yaml
 
 from atlas.enrich import enrich
-from atlas.load import TRANSLATED, load
+from atlas.langs import TRANSLATED
+from atlas.load import load
 from atlas.render import Renderer, environment, fence
 from atlas.text import escape, render_html
 from atlas.validate import validate
 from conftest import FIXTURES, ROOT
 
 GOLDEN = FIXTURES / "golden"
-#: One page (at least) per template in scripts/templates/ (test_every_template_has_a_golden_page checks it).
+#: One page (at least) per template in scripts/atlas/templates/ (test_every_template_has_a_golden_page checks it).
 PAGES = {
     "changes/91-sample.md": "change", "releases/9.1.md": "release", "faq/9.1.md": "faq",
     "index.md": "home", "releases/index.md": "releases", "breaking/index.md": "change_index",
@@ -34,6 +35,7 @@ def _fixture_data(tmp_path: Path, release: Path, zh: dict | None = None) -> Path
     data = tmp_path / "data"
     (data / "releases").mkdir(parents=True)
     shutil.copy(ROOT / "data" / "sources.yaml", data / "sources.yaml")
+    shutil.copy(ROOT / "data" / "wheels.yaml", data / "wheels.yaml")
     shutil.copytree(ROOT / "data" / "i18n", data / "i18n")
     for lang in TRANSLATED:
         shutil.copytree(ROOT / "data" / "translations" / lang, data / "translations" / lang,
@@ -65,10 +67,9 @@ def golden_pages(golden_atlas):
 def test_golden(golden_pages, lang, page):
     got = golden_pages[lang][f"{lang}/{page}"]
     expected = GOLDEN / "expected" / f"{lang}-{page.replace('/', '-')}"
-    if os.environ.get("UPDATE_GOLDEN"):
-        if not expected.exists() or expected.read_text(encoding="utf-8") != got:
-            expected.write_text(got, encoding="utf-8")
-            pytest.fail(f"UPDATE_GOLDEN: rewrote {expected.name}; review `git diff`, then rerun without UPDATE_GOLDEN")
+    if os.environ.get("UPDATE_GOLDEN") and (not expected.exists() or expected.read_text(encoding="utf-8") != got):
+        expected.write_text(got, encoding="utf-8")
+        pytest.fail(f"UPDATE_GOLDEN: rewrote {expected.name}; review `git diff`, then rerun without UPDATE_GOLDEN")
     assert expected.exists(), f"no golden file {expected}; run: UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_render.py"
     assert got == expected.read_text(encoding="utf-8"), (
         f"{page} ({lang}) differs from {expected.name}; if the change is intended run: "
@@ -93,7 +94,7 @@ def _template_code(path: Path) -> str:
 
 
 def test_templates_leave_computing_to_enrich():
-    found = [f"{p.name}: {what}" for p in (ROOT / "scripts" / "templates").glob("*.j2")
+    found = [f"{p.name}: {what}" for p in (ROOT / "scripts" / "atlas" / "templates").glob("*.j2")
              for what, pattern in _COMPUTED_IN_ENRICH.items() if re.search(pattern, _template_code(p))]
     assert not found, f"computed in a template, belongs in scripts/atlas/enrich.py: {found}"
 
@@ -116,13 +117,13 @@ def test_every_template_global_is_used(golden_atlas):
     """A helper passed to the templates that no template (or macro) names is dead code."""
     env = environment()
     used = set().union(*(jinja2.meta.find_undeclared_variables(env.parse(p.read_text(encoding="utf-8")))
-                         for p in (ROOT / "scripts" / "templates").glob("*.j2")))
+                         for p in (ROOT / "scripts" / "atlas" / "templates").glob("*.j2")))
     unused = set(Renderer(golden_atlas, "en").globals) - used
     assert not unused, f"template globals no template uses (delete them from Renderer.globals): {sorted(unused)}"
 
 
 def test_every_template_has_a_golden_page():
-    templates = {p.name.split(".")[0] for p in (ROOT / "scripts" / "templates").glob("*.md.j2")
+    templates = {p.name.split(".")[0] for p in (ROOT / "scripts" / "atlas" / "templates").glob("*.md.j2")
                  if not p.name.startswith("_")}   # _macros, _evidence: partials, covered by the pages that import them
     assert templates == set(PAGES.values()), templates ^ set(PAGES.values())
 

@@ -12,11 +12,13 @@ import shutil
 import pytest
 import yaml
 
-from conftest import FIXTURES
 from atlas import search_index as si
-from atlas.load import LANGS, DataError, load
+from atlas.langs import LANGS
+from atlas.load import load
+from atlas.problems import DataError
 from atlas.render import Renderer
 from atlas.validate import validate
+from conftest import FIXTURES
 
 
 @pytest.fixture(scope="module")

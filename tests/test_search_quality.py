@@ -2,7 +2,7 @@
 
 The query set tests/search/queries.yaml is split once into `tune` and `heldout`; the engine may
 be tuned on `tune` only. The browser tests run the HELD-OUT half in Chromium through
-scripts/search_eval.py and fail if top-3 drops below 90% in any language, or if any pasted error
+scripts/dev/search_eval.py and fail if top-3 drops below 90% in any language, or if any pasted error
 line is not the first result. This is a quality check, not a timed test.
 
 The other tests check the query file itself (size, categories, balanced splits, every expected
@@ -15,8 +15,7 @@ from collections import Counter
 import pytest
 
 import search_eval
-from atlas.load import LANGS
-
+from atlas.langs import LANGS
 
 pytestmark = pytest.mark.slow
 

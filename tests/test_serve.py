@@ -1,14 +1,14 @@
-"""`make serve` follows the data: an edit under data/ refreshes the served page, and a bad edit
-prints the validator's message while the last good pages stay served. Runs `mkdocs serve` (one
-language, as `make serve SERVE_LANG=en`) in a copy of the repository."""
+"""`make serve` follows the data and the code: an edit under data/ or to a module of the pipeline
+refreshes the served page, and a bad edit prints the validator's message while the last good
+pages stay served. Runs `mkdocs serve` (one language, as `make serve SERVE_LANG=en`) in a copy of
+the repository, with the copy's own package."""
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 
-from conftest import ROOT
+from conftest import repo_copy
 
 pytestmark = pytest.mark.slow
 
@@ -19,7 +19,7 @@ def serving(tmp_path):
     import static_server
 
     repo = tmp_path / "repo"
-    shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(".venv", ".git", "site", ".site-*", "test-artifacts", "__pycache__"))
+    repo_copy(repo)
     s = serve_watch.Serve(repo, static_server.free_port(), lang="en")
     yield repo, s
     s.stop()
@@ -48,3 +48,13 @@ def test_serve_rebuilds_on_data_edits_and_keeps_the_last_good_pages(serving):
     assert status == 200 and epoch.sub("", body) == epoch.sub("", good)  # the last good page, unchanged
     rel.write_text(text.replace("Distributed checkpoints written by", "Distributed checkpoints stored by"), encoding="utf-8")
     s.wait_for(page, "Distributed checkpoints stored by")  # fixing the data brings the pages back to life
+    # an edit to a module of the pipeline takes effect without a restart
+    render = repo / "scripts" / "atlas" / "render.py"
+    code = render.read_text(encoding="utf-8")
+    old = "; edit the data, then run `make build` -->"
+    assert code.count(old) == 1
+    render.write_text(code.replace(old, "; edit the data, then run `make build` (serve-test-edit) -->"), encoding="utf-8")
+    before = len(s.lines)
+    s.wait_for(page, "(serve-test-edit)", timeout=60)
+    assert "pipeline code changed; reloaded" in "".join(s.lines[before:])
+    assert s.proc.poll() is None

@@ -13,8 +13,9 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 
-from atlas.load import LANGS, url_for
-from conftest import ROOT, repo_copy
+from atlas.langs import LANGS
+from atlas.urls import url_for
+from conftest import ROOT, repo_copy, run_atlas
 
 pytestmark = pytest.mark.slow
 
@@ -135,7 +136,7 @@ def test_json_api(built_site, factbase):
     assert dcp["urls"]["zh"].endswith("/zh/changes/215-dcp-strides/") and set(dcp["text"]) == set(LANGS)
     assert dcp["errors"][0]["message"] == "CheckpointException: too many values to unpack (expected 5)"
     for c in changes:  # every URL in the API resolves to a built page
-        for lang, url in c["urls"].items():
+        for _lang, url in c["urls"].items():
             assert (built_site / urlparse(url).path.strip("/") / "index.html").exists(), url
     up = json.loads((api / "upgrades" / "2.14-to-2.15.json").read_text(encoding="utf-8"))
     assert "215-dcp-strides" in up["breaking"] and up["checklist"]
@@ -148,9 +149,9 @@ def run_linkchecker(base_url: str, tmp_path: Path, env: dict | None = None,
     # the server answers with a LinkChecker header, which lifts the per-host throttle to this rate
     cfg.write_text("[checking]\nmaxrequestspersecond=1000\n[filtering]\nignorewarnings=http-redirected\n"
                    + ("[AnchorCheck]\n" if anchors else "") + "[output]\n")
-    # through scripts/linkcheck_site.py: keeps read access as root, fails if AnchorCheck did not load
+    # through scripts/dev/linkcheck_site.py: keeps read access as root, fails if AnchorCheck did not load
     return subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "linkcheck_site.py"), "--config", str(cfg), "--no-status",
+        [sys.executable, str(ROOT / "scripts" / "dev" / "linkcheck_site.py"), "--config", str(cfg), "--no-status",
          "--check-extern", "--no-robots", "--ignore-url", "^(?!" + re.escape(base_url) + ")", "--threads", "8",
          base_url],
         capture_output=True, text=True, timeout=1200, env={**os.environ, **(env or {})})
@@ -169,7 +170,7 @@ def test_linkchecker_catches_a_broken_anchor_and_link(tmp_path):
     site = tmp_path / "mini"
     site.mkdir()
     # other.html is reached through a good fragment first, then through a missing one and from a second page:
-    # scripts/linkcheck_site.py reads each page's anchors once, and must still check every fragment
+    # scripts/dev/linkcheck_site.py reads each page's anchors once, and must still check every fragment
     (site / "index.html").write_text('<html><body><a href="other.html#here">a</a> <a href="third.html">c</a> '
                                      '<a href="other.html#nowhere">a</a> <a href="gone.html">b</a></body></html>')
     (site / "third.html").write_text('<html><body><a href="other.html#here">ok</a> <a href="other.html#missing">x</a>'
@@ -212,18 +213,17 @@ def test_bad_data_keeps_the_last_good_site(built_site, tmp_path):
     before = (site / "changes" / "215-dcp-strides" / "index.html").read_bytes()
     rel = repo / "data" / "releases" / "2.15.yaml"
     rel.write_text(rel.read_text(encoding="utf-8").replace("released: 2026-10-28", "released: 2026-10-99"), encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(repo / "scripts" / "build.py"), "--site-dir", str(site)],
-                          capture_output=True, text=True, cwd=repo)
+    proc = run_atlas(repo, "build", "--site-dir", str(site))
     assert proc.returncode != 0
     assert "data/releases/2.15.yaml: 2.15: released:" in proc.stdout + proc.stderr
     assert (site / "changes" / "215-dcp-strides" / "index.html").read_bytes() == before
 
 
 def test_build_is_reproducible(built_site, tmp_path):
-    import build
+    from atlas.sitebuild import build
 
     again = tmp_path / "again"
-    assert build.build(again) == 0
+    assert build(again) == 0
     differ = [str(p.relative_to(built_site)) for p in built_site.rglob("*") if p.is_file()
               and p.read_bytes() != (again / p.relative_to(built_site)).read_bytes()]
     assert not differ, differ[:10]
@@ -233,8 +233,9 @@ def test_renamed_change_redirects_in_every_language(data_copy, tmp_path):
     """Rename a published change: without a redirect validation fails; with one, the old URL
     redirects to the new page in all four languages (in-process: the pipeline and the redirect
     writer that the MkDocs hook runs after the build; the real build checks every published id)."""
-    from atlas import site
-    from atlas.load import DataError, load
+    from atlas import pipeline as steps
+    from atlas.load import load
+    from atlas.problems import DataError
 
     rel = data_copy / "releases" / "2.15.yaml"
     # the id, every refs list and every {215-dcp-strides.x} placeholder
@@ -246,14 +247,14 @@ def test_renamed_change_redirects_in_every_language(data_copy, tmp_path):
     aliases.write_text(aliases.read_text(encoding="utf-8").replace("215-dcp-strides", "215-dcp-stride-metadata"), encoding="utf-8")
     ledger = data_copy / "published_ids.yaml"
     with pytest.raises(DataError) as info:
-        site.pipeline(load(data_copy))
+        steps.pipeline(load(data_copy))
     assert any("215-dcp-strides: published" in p for p in info.value.problems), "rename without redirect must fail"
     ledger.write_text(ledger.read_text(encoding="utf-8").replace("redirects: {}", "redirects:\n  215-dcp-strides: 215-dcp-stride-metadata"),
                       encoding="utf-8")
-    built = site.pipeline(load(data_copy))
+    built = steps.pipeline(load(data_copy))
     atlas, pages = built.atlas, built.pages
     out = tmp_path / "site"
-    site.write_redirects({"atlas": atlas}, out)
+    steps.write_redirects(atlas, out)
     for lang in LANGS:
         old = out / prefix(lang) / "changes" / "215-dcp-strides" / "index.html"
         assert old.exists(), f"/{prefix(lang)}changes/215-dcp-strides/ no longer resolves"

@@ -11,7 +11,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from atlas.feed import feed_path
-from atlas.load import LANGS
+from atlas.langs import LANGS
 from test_reading import _urls
 from test_site import run_linkchecker
 
@@ -20,13 +20,13 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def subpath_site(tmp_path_factory):
-    import build
     import static_server
+    from atlas.sitebuild import build
 
     port = static_server.free_port()
     root = tmp_path_factory.mktemp("subpath")
     base = f"http://127.0.0.1:{port}/atlas/"
-    assert build.build(root / "atlas", extra_env={"SITE_URL": base}) == 0
+    assert build(root / "atlas", extra_env={"SITE_URL": base}) == 0
     server, _ = static_server.serve(root, port)
     yield base, root / "atlas"
     server.shutdown()

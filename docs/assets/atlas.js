@@ -43,7 +43,8 @@ document.querySelectorAll('link[rel="alternate"][hreflang]').forEach(function (l
     document.querySelectorAll("a[data-upgrade]").forEach(function (a) { links[a.dataset.upgrade] = a.getAttribute("href"); });
     form.addEventListener("submit", function (e) {
       e.preventDefault();
-      var slug = form.elements.from.value + "-to-" + form.elements.to.value;
+      // the page's own pattern (atlas/urls.py UPGRADE_SLUG), e.g. "{old}-to-{new}"
+      var slug = form.dataset.slug.replace("{old}", form.elements.from.value).replace("{new}", form.elements.to.value);
       var href = links[slug];
       if (href) { location.href = href; }
       else { form.elements.to.setCustomValidity("\u2260"); form.reportValidity(); form.elements.to.setCustomValidity(""); }

@@ -275,7 +275,7 @@
     return loading;
   }
 
-  /* For scripts/bench.py and debugging: the engine without the box. */
+  /* For scripts/dev/bench.py and debugging: the engine without the box. */
   window.AtlasSearch = {
     search: function (q) { return load().then(function (idx) { return search(idx, q); }); },
     idents: queryIdents,   // the identifiers a query names (tests/test_browser.py)

@@ -1,4 +1,4 @@
-"""Release Atlas: the fact pipeline behind the site.
+"""Release Atlas: the fact pipeline behind the site, its MkDocs plugin and its command.
 
-data/*.yaml -> load.py -> validate.py -> enrich.py -> render.py -> MkDocs (hook.py)
+data/*.yaml -> load.py -> validate.py -> enrich.py -> render.py -> MkDocs (plugin.py, pipeline.py)
 """

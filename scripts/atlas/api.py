@@ -17,10 +17,11 @@ from typing import Any
 from .enrich import Atlas
 from .i18n import text_for
 from .keys import CHANGE_TEXT_EXCLUDE
-from .load import LANGS, url_for
+from .langs import LANGS
 from .render import DEFAULT_SITE_URL
 from .schema import MATRIX_KEYS
 from .text import render_plain
+from .urls import url_for
 
 SCHEMA_VERSION = 1
 

@@ -1,27 +1,190 @@
-"""How the command-line scripts end: a clean message and a non-zero exit, never a traceback.
+"""``atlas``: the one command (``python -m atlas``, or ``atlas`` in the virtualenv).
 
-In:  a script's ``main`` function.
-Out: ``run(main)`` calls it and turns a ``DataError`` (bad data: one line per problem, each
-     ``file: id: field: message``) or a ``UsageError`` (a wrong command line, a missing folder,
-     a failed download) into a message on stderr and exit status 1 (2 for usage).
+    atlas build [--site-dir DIR]      build the site (strict; bad data keeps the last good site)
+    atlas serve [--lang LANG]         serve on http://127.0.0.1:8000/, rebuilt on every edit
+    atlas i18n status|check|...       translations: report, stub, stamp (translate.py)
+    atlas provenance                  every locator in its article, every value in its locators
+    atlas evidence [--verify|--check] read the released torch wheels; write or verify the locks (wheels.py)
+    atlas publish-ids                 add new change ids to the ledger of permanent URLs
+    atlas feed stamp|check            when each change last changed (data/updated.yaml)
+    atlas clean                       delete the generated pages under docs/
+
+In:  the command line. Out: the command's exit status. Bad data is reported one problem a line,
+``file: id: field: message``, with exit status 1; a wrong command line or a missing folder
+with ``error: ...`` and status 2; never a traceback.
 """
 from __future__ import annotations
 
+import argparse
+import datetime as dt
+import os
+import subprocess
 import sys
-from typing import Callable
+from collections.abc import Callable
+from pathlib import Path
 
-from .load import DataError
+import yaml
+
+from .langs import LANGS, TRANSLATED
+from .problems import DataError, UsageError, report_lines
+
+LEDGER_HEADER = """# Ledger of published change ids. An id listed here is a URL that people link to:
+# /changes/<id>/ and /<lang>/changes/<id>/ must keep working forever.
+# Renaming a change: keep the old id under `published`, and add
+#   redirects:
+#     old-id: new-id
+# Validation and tests/test_site.py fail if a published id stops resolving.
+# Append new ids with `atlas publish-ids` (make publish-ids); never delete a line.
+"""
+UPDATED_HEADER = ("# When each change's fact last changed: the <updated> of its Atom feed entry.\n"
+                  "# Written by `atlas feed stamp`; `atlas feed check` and tests/test_reading.py fail when a\n"
+                  "# change's hash no longer matches (its text or values changed without a new date).\n")
 
 
-class UsageError(Exception):
-    """The command cannot run as asked; the message says what to do instead."""
+def _factbase(data: Path | None = None, sources: Path | None = None):
+    from .load import DATA, load
+    from .validate import validate
+
+    return validate(load(data or DATA), sources)
 
 
-def run(main: Callable[[], int]) -> int:
+def cmd_build(args) -> int:
+    from .sitebuild import build
+
+    return build(args.site_dir)
+
+
+def cmd_serve(args) -> int:
+    env = dict(os.environ)
+    if args.lang:
+        env["ATLAS_SERVE_LANG"] = args.lang
+    from .load import ROOT
+
+    return subprocess.call([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", args.dev_addr], cwd=ROOT, env=env)
+
+
+def cmd_i18n(args) -> int:
+    from .translate import main
+
+    return main(args.args)
+
+
+def cmd_provenance(args) -> int:
+    from .provenance import find_sources_dir
+
+    sources = args.sources or find_sources_dir()
+    if sources is None or not Path(sources).is_dir():
+        where = sources or "../shared/sources"
+        hint = " (CI: the articles must be checked out beside the repository)" if os.environ.get("CI") else ""
+        raise UsageError(f"{where} does not exist: it should hold the source articles; pass --sources DIR{hint}")
     try:
-        return main()
+        fb = _factbase(args.data, Path(sources))
     except DataError as exc:
-        print(exc, file=sys.stderr)
+        print(report_lines(exc.problems))
+        return 1
+    r = fb.provenance
+    print(f"{r.locators} locators found verbatim; {r.values} values found in their locators "
+          f"({r.exempt} more marked inferred, with the derivation stated)")
+    return 0
+
+
+def cmd_evidence(args) -> int:
+    from . import wheels
+
+    return wheels.check() if args.check else wheels.run(args.verify)
+
+
+def cmd_publish_ids(args) -> int:
+    from .load import DATA
+
+    fb = _factbase(args.data)
+    published = list(fb.ledger.get("published") or [])
+    added = [c.id for c in fb.changes() if c.id not in published]
+    redirects = fb.ledger.get("redirects") or {}
+    lines = [LEDGER_HEADER, "published:"] + [f"  - {i}" for i in published + added]
+    lines.append("redirects:" + ("" if redirects else " {}"))
+    lines += [f"  {old}: {new}" for old, new in redirects.items()]
+    ((args.data or DATA) / "published_ids.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{len(added)} id(s) added, {len(published) + len(added)} published")
+    return 0
+
+
+def cmd_feed(args) -> int:
+    from .feed import fact_hash, stale
+    from .load import DATA
+
+    fb = _factbase(args.data)
+    changes, recorded = fb.changes(), fb.updated
+    todo = stale(changes, recorded)
+    path = (args.data or DATA) / "updated.yaml"
+    if args.action == "check":
+        for cid in todo:
+            print(f"data/updated.yaml: {cid}: updated: the fact changed; run `atlas feed stamp`")
+        return 1 if todo else 0
+    day = args.date or dt.datetime.now(dt.UTC).date()
+    ids = {c.id for c in changes}
+    out = {cid: v for cid, v in recorded.items() if cid in ids}
+    for c in changes:
+        if c.id in todo:
+            out[c.id] = {"updated": day, "hash": fact_hash(c)}
+    path.write_text(UPDATED_HEADER + yaml.safe_dump(dict(sorted(out.items())), sort_keys=True), encoding="utf-8")
+    print(f"{len(todo)} change(s) stamped {day.isoformat()} in {path}")
+    return 0
+
+
+def cmd_clean(args) -> int:
+    from .generated import clean
+    from .load import ROOT
+
+    print(f"{clean(ROOT / 'docs')} generated page(s) removed")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="atlas", description="Release Atlas: the fact pipeline and its tools.",
+                                 epilog="Exit status: 0 ok, 1 bad data or a failed check, 2 a wrong command line.")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, fn: Callable, help_: str, data: bool = False) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_, description=help_)
+        p.set_defaults(fn=fn)
+        if data:
+            p.add_argument("--data", type=Path, default=None, help="the data directory (default: data/)")
+        return p
+
+    p = add("build", cmd_build, "build the site into site/ (strict; bad data keeps the last good site)")
+    p.add_argument("--site-dir", type=Path, default=None)
+    p = add("serve", cmd_serve, "serve on 127.0.0.1, rebuilt on every edit under data/, scripts/, overrides/, docs/")
+    p.add_argument("--lang", choices=LANGS, help="build one language only (faster rebuilds)")
+    p.add_argument("--dev-addr", default="127.0.0.1:8000")
+    p = add("i18n", cmd_i18n, "translations: status | check [LANG] | todo [LANG] | stale [LANG] | missing [LANG] | "
+            "stub LANG | stamp LANG KEY... | stamp-ui LANG [KEY...]")
+    p.add_argument("args", nargs="*", metavar="ARG", help=f"a subcommand, then a language ({', '.join(TRANSLATED)})")
+    p = add("provenance", cmd_provenance, "check every locator against its article and every value against its "
+            "locators", data=True)
+    p.add_argument("--sources", type=Path, default=None, help="the articles (default: the nearest shared/sources above)")
+    p = add("evidence", cmd_evidence, "read the torch wheels from PyPI; rewrite the locks (or --verify, --check)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--verify", action="store_true", help="fail if any outcome differs from the locks (CI)")
+    g.add_argument("--check", action="store_true", help="no download: fail if the locks do not match the data")
+    add("publish-ids", cmd_publish_ids, "add new change ids to the ledger of permanent URLs", data=True)
+    p = add("feed", cmd_feed, "record when each change last changed (data/updated.yaml)", data=True)
+    p.add_argument("action", choices=["stamp", "check"])
+    p.add_argument("--date", type=dt.date.fromisoformat, default=None, help="date to record (default: today, UTC)")
+    add("clean", cmd_clean, "delete the generated pages under docs/")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.command == "build" and args.site_dir is None:
+        from .load import ROOT
+
+        args.site_dir = ROOT / "site"
+    try:
+        return args.fn(args)
+    except DataError as exc:
+        print(report_lines(exc.problems), file=sys.stderr)
         return 1
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)

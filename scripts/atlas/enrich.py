@@ -26,10 +26,20 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Optional
 
-from .evidence import (Verdict, entry_point_findings, error_verdicts, ident_verdicts, module_of,
-                       probe_id, read_claims, read_surfaces, read_wheels, stub_errors, surface_diff, wheel_of)
+from .evidence import (
+    Verdict,
+    entry_point_findings,
+    error_verdicts,
+    ident_verdicts,
+    module_of,
+    probe_id,
+    stub_errors,
+    surface_diff,
+    wheel_of,
+)
 from .keys import version_key
 from .schema import MATRIX_KEYS, Change, Event, Faq, Release, iter_cites
+from .urls import upgrade_slug
 from .validate import FactBase
 
 #: Checklist order: what blocks installing first, then code that stops running,
@@ -118,12 +128,7 @@ class EventTime:
 def event_time(e: Event) -> EventTime:
     """An event's naive local start placed in its ``timezone``, and the same instant in UTC."""
     local = e.start.replace(tzinfo=zoneinfo.ZoneInfo(e.timezone))
-    return EventTime(local=local, utc=local.astimezone(dt.timezone.utc))
-
-
-def upgrade_slug(old: str, new: str) -> str:
-    """``2.14``, ``2.15`` -> ``2.14-to-2.15``: an upgrade page's and API file's name."""
-    return f"{old}-to-{new}"
+    return EventTime(local=local, utc=local.astimezone(dt.UTC))
 
 
 @dataclass
@@ -148,7 +153,7 @@ class Atlas:
     evidence_tally: dict[str, Counter] = field(default_factory=dict)   # version -> Counter of evidence statuses (+ "unchecked")
     contradicted: dict[str, list[Change]] = field(default_factory=dict)   # version -> changes the wheels contradict
     views: dict[str, ReleaseView] = field(default_factory=dict)           # version -> its page's groupings
-    sources_view: Optional["SourcesView"] = None                          # the sources page's lists
+    sources_view: Optional[SourcesView] = None                          # the sources page's lists
 
     def auto_checks(self, c: Change) -> list[Verdict]:
         """The automatic wheel checks of a change: its identifiers, then its error messages."""
@@ -224,7 +229,7 @@ def _api_diff(old: Release, new: Release, surfaces: dict, versions: list[str], l
     if a not in surfaces or b not in surfaces:
         return None
     sa, sb = surfaces[a][1], surfaces[b][1]
-    diff = surface_diff(a, b)
+    diff = surface_diff(surfaces, a, b)
 
     in_steps = {c.id for r in oldest_between(old, new, surfaces_releases) for c in r.changes}
 
@@ -317,10 +322,10 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     latest = next(r for r in newest if r.released is not None)
     all_changes = [c for r in oldest_first for c in r.changes]
     lock = fb.lock if lock is None else lock
-    wheels = fb.wheels or read_wheels()
+    wheels = fb.wheels
     release_of = {cid: r.version for cid, r in rel_of.items()}
-    surfaces = read_surfaces(wheels.versions)
-    idv = ident_verdicts(all_changes, lock, release_of, wheels.versions, read_claims(), surfaces)
+    surfaces = {v: fb.surfaces[v] for v in wheels.versions if v in fb.surfaces}
+    idv = ident_verdicts(all_changes, lock, release_of, wheels.versions, fb.claims, surfaces)
     erv = error_verdicts(all_changes, lock, release_of, wheels.versions)
     stub_errors(idv, erv)
     checks = {c.id: idv.get(c.id, []) + erv.get(c.id, []) for c in all_changes}

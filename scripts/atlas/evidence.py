@@ -3,15 +3,15 @@
 In:  ``Probe``s (schema.py) and wheel files (zip archives; nothing is installed or imported).
 Out: ``evaluate(probe, wheel) -> bool`` and the lock file ``data/evidence.lock.yaml``, which
      records each wheel's file name, size and sha256 and each probe's observed outcome. The
-     site build reads only the lock file and never downloads; ``scripts/evidence.py``
+     site build reads only the lock file and never downloads; ``atlas evidence``
      writes it and ``tests/test_evidence.py`` fails when it no longer matches the probes.
 """
 from __future__ import annotations
 
 import fnmatch
 import hashlib
-import re
 import json
+import re
 import zipfile
 from dataclasses import dataclass
 from email.parser import Parser
@@ -20,9 +20,7 @@ from typing import Optional
 
 import yaml
 
-from .forks import Forked
-from .keys import version_key
-from .load import DATA, DataError
+from .load import DATA
 from .schema import Probe, Wheels
 
 LOCK = DATA / "evidence.lock.yaml"
@@ -133,7 +131,7 @@ def data_lock_problems(changes, lock: dict, surfaces_dir: Optional[Path] = None)
     from .surface import read_surface
 
     out = []
-    versions = list((lock.get("wheels") or {}))
+    versions = list(lock.get("wheels") or {})
     ids = {i.key: i for i in identifiers(changes) if i.kind}
     locked = lock.get("identifiers") or {}
     for k, i in sorted(ids.items()):
@@ -168,7 +166,7 @@ def data_lock_problems(changes, lock: dict, surfaces_dir: Optional[Path] = None)
 
 # ---------------------------------------------------------------------------------------------
 # Checks derived from the data itself (no probe needed): identifiers, error messages, entry
-# points and the API surface of each wheel. scripts/evidence.py writes the observations into
+# points and the API surface of each wheel. atlas evidence writes the observations into
 # the lock (and the surfaces into data/evidence/surface-<version>.txt); what follows turns them
 # into verdicts, for enrich.py and the tests. Nothing here reads a wheel.
 
@@ -183,68 +181,36 @@ def surface_path(version: str) -> Path:
     return SURFACES / f"surface-{version}.txt"
 
 
-_SURFACES: dict[tuple, tuple[dict, dict]] = {}
+_SURFACES: dict[str, tuple[dict, dict]] = {}
 _DIFFS: dict[tuple, dict] = {}
 
 
-def _file_key(p: Path) -> tuple:
-    st = p.stat()
-    return (str(p), st.st_mtime_ns, st.st_size)
+def parse_surface(text: str) -> tuple[dict, dict]:
+    """(header fields, {public name: signature}) of one committed surface's text.
+
+    Read-only results, parsed once per text in a process (keyed by its hash): the files hold
+    1.5 MB, and the fuzz test and ``mkdocs serve`` run the pipeline many times."""
+    from .surface import read_surface
+
+    key = hashlib.sha1(text.encode()).hexdigest()
+    if key not in _SURFACES:
+        _SURFACES[key] = read_surface(text)
+    return _SURFACES[key]
 
 
 def read_surfaces(versions) -> dict[str, tuple[dict, dict]]:
-    """{version: (header fields, {public name: signature})} for the committed surfaces.
-
-    Read-only results, parsed once per file version (path, mtime, size) in a process: the three
-    files hold 1.5 MB, and the fuzz test and ``mkdocs serve`` run the pipeline many times."""
-    from .surface import read_surface
-
-    out = {}
-    for v in versions:
-        p = surface_path(v)
-        if p.exists():
-            key = _file_key(p)
-            if key not in _SURFACES:
-                _SURFACES[key] = read_surface(p.read_text(encoding="utf-8"))
-            out[v] = _SURFACES[key]
-    return out
+    """{version: (header fields, {public name: signature})} of the committed surfaces on disk
+    (for the evidence command and the tests; the build gets them from ``FactBase.surfaces``)."""
+    return {v: parse_surface(surface_path(v).read_text(encoding="utf-8")) for v in versions if surface_path(v).exists()}
 
 
-def surface_diff(a: str, b: str) -> dict:
-    """``api_diff`` of the committed surfaces of wheel versions ``a`` and ``b`` (both present);
-    read-only, computed once per pair of file versions in a process, like ``read_surfaces``."""
-    key = (_file_key(surface_path(a)), _file_key(surface_path(b)))
+def surface_diff(surfaces: dict[str, tuple[dict, dict]], a: str, b: str) -> dict:
+    """``api_diff`` of the surfaces of wheel versions ``a`` and ``b`` (both in ``surfaces``);
+    computed once per pair of parsed surfaces in a process, like ``parse_surface``."""
+    key = (id(surfaces[a][1]), id(surfaces[b][1]))
     if key not in _DIFFS:
-        s = read_surfaces([a, b])
-        _DIFFS[key] = api_diff(s[a][1], s[b][1])
+        _DIFFS[key] = api_diff(surfaces[a][1], surfaces[b][1])
     return _DIFFS[key]
-
-
-def _parse_and_diff_all() -> tuple[dict, dict]:
-    versions = sorted((p.name[len("surface-"):-len(".txt")] for p in SURFACES.glob("surface-*.txt")), key=version_key)
-    read_surfaces(versions)
-    for i, a in enumerate(versions):
-        for b in versions[i + 1:]:
-            surface_diff(a, b)
-    return _SURFACES, _DIFFS
-
-
-def prefetch_surfaces() -> Forked:
-    """Parse every committed surface and diff every older-newer pair, on another core (builds
-    only: forks.py), while this process loads and validates the data. ``take_surfaces(job)`` puts
-    the results in this process's caches, where enrich finds them."""
-    return Forked(_parse_and_diff_all)
-
-
-def take_surfaces(job: Forked) -> None:
-    """The results of ``prefetch_surfaces``; if it failed (a damaged surface file), nothing:
-    enrich parses the files itself and reports the problem."""
-    try:
-        surfaces, diffs = job.result()
-    except (DataError, RuntimeError):
-        return
-    _SURFACES.update(surfaces)
-    _DIFFS.update(diffs)
 
 
 def read_claims(path: Path = CLAIMS) -> dict:

@@ -1,6 +1,6 @@
 """Atom feeds: one per language, one entry per change (``/feed.xml``, ``/<lang>/feed.xml``).
 
-In:  an ``Atlas``, ``site_url`` and ``data/updated.yaml``.
+In:  an ``Atlas`` (its ``fb.updated``: ``data/updated.yaml``) and ``site_url``.
 Out: the feed files in the site directory. Each entry's ``id`` and link are the
      change's permanent URL (absolute, on ``site_url``); ``title`` and ``summary``
      are in the feed's language; ``updated`` is when the fact last changed.
@@ -12,7 +12,7 @@ reproducible from the files alone. So ``data/updated.yaml`` records, per change,
 the date it last changed and a hash of the fact (English texts and values; the
 wheel probes are evidence about the fact, not the fact, and are left out).
 ``tests/test_feed.py`` fails when a fact's hash no longer matches, and names the
-command that bumps the date: ``.venv/bin/python scripts/feed.py stamp``.
+command that bumps the date: ``atlas feed stamp``.
 """
 from __future__ import annotations
 
@@ -22,34 +22,22 @@ import json
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-import yaml
-
 from .enrich import Atlas
 from .i18n import text_for
-from .load import DATA, LANGS
-from .render import absolute_url
+from .langs import LANGS
+from .load import DATA
 from .schema import Change
 from .text import render_plain
+from .urls import absolute_url, feed_path, page_path
 
-UPDATED = DATA / "updated.yaml"
+UPDATED = DATA / "updated.yaml"   # read by load/validate (FactBase.updated); written by `atlas feed stamp`
 ATOM = "http://www.w3.org/2005/Atom"
-
-
-def feed_path(lang: str) -> str:
-    """Site-relative path of a language's feed."""
-    return "feed.xml" if lang == "en" else f"{lang}/feed.xml"
 
 
 def fact_hash(c: Change) -> str:
     """Identifies what a reader is told about a change; its feed entry is 'updated' when it moves."""
     body = json.dumps(c.model_dump(mode="json", exclude={"probes"}), sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(body.encode()).hexdigest()[:12]
-
-
-def read_updated(path: Path = UPDATED) -> dict:
-    if not path.exists():
-        return {}
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
 
 
 def stale(changes, recorded: dict) -> list[str]:
@@ -90,7 +78,7 @@ def build(atlas: Atlas, lang: str, site_url: str, recorded: dict) -> bytes:
     ET.SubElement(root, f"{{{ATOM}}}updated").text = _stamp(max(d for d, _ in entries))
     ET.SubElement(ET.SubElement(root, f"{{{ATOM}}}author"), f"{{{ATOM}}}name").text = "Release Atlas"
     for d, c in entries:
-        url = absolute_url(site_url, lang, f"changes/{c.id}.md")
+        url = absolute_url(site_url, lang, page_path("change", c.id))
         e = ET.SubElement(root, f"{{{ATOM}}}entry")
         ET.SubElement(e, f"{{{ATOM}}}id").text = url
         ET.SubElement(e, f"{{{ATOM}}}title").text = plain(f"{c.id}.title")
@@ -103,7 +91,7 @@ def build(atlas: Atlas, lang: str, site_url: str, recorded: dict) -> bytes:
 
 
 def write(atlas: Atlas, site_dir: Path, site_url: str) -> None:
-    recorded = read_updated()
+    recorded = atlas.fb.updated
     for lang in LANGS:
         path = site_dir / feed_path(lang)
         path.parent.mkdir(parents=True, exist_ok=True)

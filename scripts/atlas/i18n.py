@@ -4,14 +4,14 @@ In:  a ``FactBase`` (English texts with their keys, translation entries).
 Out: ``text_for(fb, key, lang)`` for rendering, ``absent(fb)`` for the build, ``problems(fb)``
      for tests, and a command line:
 
-    python scripts/i18n.py status            # counts per language
-    python scripts/i18n.py check [LANG]      # every problem, one line each
-    python scripts/i18n.py todo [LANG]       # key and English text of what needs work
-    python scripts/i18n.py stale [LANG]      # translations whose English changed
-    python scripts/i18n.py missing [LANG]    # keys with no translation
-    python scripts/i18n.py stub LANG         # add missing keys (empty text) to the files
-    python scripts/i18n.py stamp LANG KEY..  # mark reviewed translations as current
-    python scripts/i18n.py stamp-ui LANG [KEY..]  # the same for UI strings (data/i18n/)
+    atlas i18n status            # counts per language
+    atlas i18n check [LANG]      # every problem, one line each
+    atlas i18n todo [LANG]       # key and English text of what needs work
+    atlas i18n stale [LANG]      # translations whose English changed
+    atlas i18n missing [LANG]    # keys with no translation
+    atlas i18n stub LANG         # add missing keys (empty text) to the files
+    atlas i18n stamp LANG KEY..  # mark reviewed translations as current
+    atlas i18n stamp-ui LANG [KEY..]  # the same for UI strings (data/i18n/)
 
 Wording: an avoided rendering of ``data/glossary.yaml`` in a translation or UI
 string is a ``glossary`` problem, and ASCII punctuation next to Chinese a
@@ -25,13 +25,12 @@ text and runs ``stamp``.
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
-from dataclasses import dataclass
-
 import re
-from functools import lru_cache
+from collections import Counter
+from functools import cache
 
-from .load import TRANSLATED
+from .langs import SOURCE, TRANSLATED
+from .problems import Problem
 from .text import bare_numbers, identifiers, mask_code, placeholders
 
 
@@ -39,25 +38,18 @@ def en_hash(text: str) -> str:
     return hashlib.sha256(" ".join(text.split()).encode("utf-8")).hexdigest()[:10]
 
 
-@dataclass(frozen=True)
-class Problem:
-    kind: str      # missing | stale | placeholders | number | identifier | orphan | empty | glossary | punctuation
-    lang: str
-    key: str
-    file: str
-    detail: str
-
-    def __str__(self) -> str:
-        return f"{self.file}: {self.key}: [{self.lang}] {self.kind}: {self.detail}"
+def _problem(kind: str, lang: str, key: str, file: str, detail: str) -> Problem:
+    """``file: key: [lang] kind: detail``, the pipeline's one problem type."""
+    return Problem(file, key, f"[{lang}] {kind}", detail, kind=kind, lang=lang)
 
 
 def text_for(fb, key: str, lang: str, en: str) -> str:
     """The template to render for ``lang``; English when asked for ``en``."""
-    if lang == "en":
+    if lang == SOURCE:
         return en
     entry = fb.translations[lang].get(key)
     if entry is None or not entry[0].text.strip():
-        raise KeyError(f"no {lang} translation for {key}; run: python scripts/i18n.py stub {lang}")
+        raise KeyError(f"no {lang} translation for {key}; run: atlas i18n stub {lang}")
     return entry[0].text
 
 
@@ -66,10 +58,10 @@ def _absence(lang: str, t, entry) -> Problem | None:
     from .keys import translation_file
 
     if entry is None:
-        return Problem("missing", lang, t.key, translation_file(lang, t.file),
-                       f"no translation; run: python scripts/i18n.py stub {lang}")
+        return _problem("missing", lang, t.key, translation_file(lang, t.file),
+                       f"no translation; run: atlas i18n stub {lang}")
     if not entry[0].text.strip():
-        return Problem("empty", lang, t.key, entry[1], "translation text is empty")
+        return _problem("empty", lang, t.key, entry[1], "translation text is empty")
     return None
 
 
@@ -93,25 +85,25 @@ def problems(fb, langs=TRANSLATED) -> list[Problem]:
                 continue
             tr, tfile = entry
             if tr.en_hash != en_hash(t.en):
-                out.append(Problem("stale", lang, t.key, tfile,
+                out.append(_problem("stale", lang, t.key, tfile,
                                    f"English changed since this was translated; update the text, then run: "
-                                   f"python scripts/i18n.py stamp {lang} {t.key}"))
+                                   f"atlas i18n stamp {lang} {t.key}"))
             want, got = Counter(placeholders(t.en)), Counter(placeholders(tr.text))
             if set(want) != set(got):
-                out.append(Problem("placeholders", lang, t.key, tfile,
+                out.append(_problem("placeholders", lang, t.key, tfile,
                                    f"placeholders {sorted(got)} differ from English {sorted(want)}"))
             for num in bare_numbers(tr.text):
-                out.append(Problem("number", lang, t.key, tfile,
+                out.append(_problem("number", lang, t.key, tfile,
                                    f"number '{num}' typed into the translation; use the placeholder the English uses"))
             foreign = identifiers(tr.text) - identifiers(t.en)
             if foreign:
-                out.append(Problem("identifier", lang, t.key, tfile,
+                out.append(_problem("identifier", lang, t.key, tfile,
                                    f"identifier(s) {sorted(foreign)} not in the English text; "
                                    f"keep API names exactly as in English or use its placeholders"))
             out += wording_problems(fb, lang, t.key, tfile, tr.text)
         for key, (_, tfile) in sorted(table.items()):
             if key not in en_keys:
-                out.append(Problem("orphan", lang, key, tfile, "no English text has this key; delete it"))
+                out.append(_problem("orphan", lang, key, tfile, "no English text has this key; delete it"))
         out += ui_problems(fb, lang)
         for key, text in fb.ui.get(lang, {}).items():
             out += wording_problems(fb, lang, f"ui:{key}", f"data/i18n/{lang}.yaml", text)
@@ -124,7 +116,7 @@ _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _ASCII_PUNCT = re.compile(r"[,;:()!?\"']")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _avoid_pattern(avoid: str, lang: str) -> re.Pattern:
     """An avoided rendering as a regex: whole words ("*" = any ending); Chinese: anywhere."""
     words = [re.escape(w[:-1]) + r"\w*" if w.endswith("*") else re.escape(w) for w in avoid.split()]
@@ -160,11 +152,11 @@ def wording_problems(fb, lang: str, key: str, file: str, text: str) -> list[Prob
     out = []
     for concept, bad, found in glossary_hits(fb.glossary, lang, text):
         use = next(e for e in fb.glossary if e.id == concept).terms[lang].use
-        out.append(Problem("glossary", lang, key, file,
+        out.append(_problem("glossary", lang, key, file,
                            f"'{found}' for the concept '{concept}': {GLOSSARY} says use '{use}' and avoid '{bad}'"))
     if lang == "zh":
         for ctx in fullwidth_hits(text):
-            out.append(Problem("punctuation", lang, key, file,
+            out.append(_problem("punctuation", lang, key, file,
                                f"ASCII punctuation or a straight quote next to Chinese in '{ctx}'; "
                                f"use full-width ，；：（）！？ and “”"))
     return out
@@ -178,18 +170,18 @@ def ui_problems(fb, lang: str) -> list[Problem]:
     made_from = (fb.ui_sources or {}).get(lang, {})
     out = []
     file = f"data/i18n/{lang}.yaml"
-    for key, en in fb.ui.get("en", {}).items():
+    for key, en in fb.ui.get(SOURCE, {}).items():
         if key not in fb.ui.get(lang, {}):
             continue  # a missing UI string is a validation error already
         text = fb.ui[lang][key]
         if set(placeholders(text)) != set(placeholders(en)):
-            out.append(Problem("placeholders", lang, f"ui:{key}", file,
+            out.append(_problem("placeholders", lang, f"ui:{key}", file,
                                f"placeholders {sorted(set(placeholders(text)))} differ from English "
                                f"{sorted(set(placeholders(en)))}"))
         for num in bare_numbers(text):
-            out.append(Problem("number", lang, f"ui:{key}", file, f"number '{num}' typed into a UI string"))
+            out.append(_problem("number", lang, f"ui:{key}", file, f"number '{num}' typed into a UI string"))
         if made_from.get(key) != en_hash(en):
-            out.append(Problem("stale", lang, f"ui:{key}", f"data/i18n/{lang}.yaml",
+            out.append(_problem("stale", lang, f"ui:{key}", f"data/i18n/{lang}.yaml",
                                f"English UI string changed (or was never recorded in {UI_SOURCES}); "
-                               f"update the translation, then run: python scripts/i18n.py stamp-ui {lang} {key}"))
+                               f"update the translation, then run: atlas i18n stamp-ui {lang} {key}"))
     return out

@@ -11,17 +11,17 @@ Keys look like ``215-dcp-strides.title``, ``215-dcp-strides.fix.0``,
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
-from .schema import MATRIX_KEYS, Release, Sources
+from .schema import MATRIX_KEYS, Change, Fix, Note, Release, Rollback, Sources, text_fields
 
-
-#: The text fields of a change, in key order (``<id>.title`` ...). Nested texts: ``fix.steps``,
-#: ``rollback.note``, ``notes[].text``. The JSON API leaves all of them out of a fact's values.
-CHANGE_TEXTS = ("title", "summary", "affected", "symptom")
-CHANGE_TEXT_EXCLUDE = {**{f: True for f in CHANGE_TEXTS}, "fix": {"steps"}, "rollback": {"note"},
-                       "notes": {"__all__": {"text"}}}
+#: The text fields of a change (marked ``TEXT`` in schema.py), in key order (``<id>.title`` ...).
+#: Nested texts: ``fix.steps``, ``rollback.note``, ``notes[].text``. The JSON API leaves all of
+#: them out of a fact's values.
+CHANGE_TEXTS = text_fields(Change)
+CHANGE_TEXT_EXCLUDE = {**dict.fromkeys(CHANGE_TEXTS, True), **{f: set(text_fields(m)) for f, m in
+                       (("fix", Fix), ("rollback", Rollback))}, "notes": {"__all__": set(text_fields(Note))}}
 
 
 @dataclass(frozen=True)
@@ -33,47 +33,47 @@ class TextItem:
     field: str         # field path inside the fact, for error messages
 
 
+def _own(model, key: str, owner: str, file: str, path: str = "") -> Iterator[TextItem]:
+    """The TEXT fields of ``model``: key ``<key>.<field>``, field path ``<path><field>``."""
+    for f in text_fields(type(model)):
+        value = getattr(model, f)
+        if value is not None:
+            yield TextItem(f"{key}.{f}", value, file, owner, path + f)
+
+
+def _notes(notes, key: str, owner: str, file: str) -> Iterator[TextItem]:
+    """``<key>.note.<i>`` for each note's text."""
+    for i, n in enumerate(notes):
+        for f in text_fields(type(n)):
+            yield TextItem(f"{key}.note.{i}", getattr(n, f), file, owner, f"notes.{i}.{f}")
+
+
 def release_texts(rel: Release, file: str) -> Iterator[TextItem]:
     v = rel.version
-    yield TextItem(f"{v}.headline", rel.headline, file, v, "headline")
-    for i, n in enumerate(rel.notes):
-        yield TextItem(f"{v}.note.{i}", n.text, file, v, f"notes.{i}.text")
+    yield from _own(rel, v, v, file)
+    yield from _notes(rel.notes, v, v, file)
     for k in MATRIX_KEYS:
         cell = getattr(rel.matrix, k)
-        if cell is not None and cell.note:
-            yield TextItem(f"{v}.matrix.{k}.note", cell.note, file, f"{v}.matrix.{k}", f"matrix.{k}.note")
+        if cell is not None:
+            yield from _own(cell, f"{v}.matrix.{k}", f"{v}.matrix.{k}", file, f"matrix.{k}.")
     for c in rel.changes:
-        for f in CHANGE_TEXTS:
-            if getattr(c, f):
-                yield TextItem(f"{c.id}.{f}", getattr(c, f), file, c.id, f)
-        if c.fix:
-            for i, s in enumerate(c.fix.steps):
-                yield TextItem(f"{c.id}.fix.{i}", s, file, c.id, f"fix.steps.{i}")
-        if c.rollback:
-            yield TextItem(f"{c.id}.rollback", c.rollback.note, file, c.id, "rollback.note")
-        for i, n in enumerate(c.notes):
-            yield TextItem(f"{c.id}.note.{i}", n.text, file, c.id, f"notes.{i}.text")
-    for q in rel.faq:
-        yield TextItem(f"{q.id}.question", q.question, file, q.id, "question")
-        yield TextItem(f"{q.id}.answer", q.answer, file, q.id, "answer")
-        for i, n in enumerate(q.notes):
-            yield TextItem(f"{q.id}.note.{i}", n.text, file, q.id, f"notes.{i}.text")
-    for e in rel.events:
-        yield TextItem(f"{e.id}.title", e.title, file, e.id, "title")
-        yield TextItem(f"{e.id}.summary", e.summary, file, e.id, "summary")
-        for i, n in enumerate(e.notes):
-            yield TextItem(f"{e.id}.note.{i}", n.text, file, e.id, f"notes.{i}.text")
-    for cov in rel.coverage:
-        yield TextItem(f"{cov.id}.summary", cov.summary, file, cov.id, "summary")
+        yield from _own(c, c.id, c.id, file)
+        if c.fix:   # one key per step: <id>.fix.<i>
+            for f in text_fields(Fix):
+                for i, step in enumerate(getattr(c.fix, f)):
+                    yield TextItem(f"{c.id}.fix.{i}", step, file, c.id, f"fix.{f}.{i}")
+        if c.rollback:   # <id>.rollback
+            for f in text_fields(Rollback):
+                yield TextItem(f"{c.id}.rollback", getattr(c.rollback, f), file, c.id, f"rollback.{f}")
+        yield from _notes(c.notes, c.id, c.id, file)
+    for item in (*rel.faq, *rel.events, *rel.coverage):
+        yield from _own(item, item.id, item.id, file)
+        yield from _notes(getattr(item, "notes", []), item.id, item.id, file)
 
 
 def source_texts(src: Sources, file: str) -> Iterator[TextItem]:
     for s in src.sources:
-        yield TextItem(f"source.{s.id}.form", s.form, file, f"source.{s.id}", "form")
-        yield TextItem(f"source.{s.id}.description", s.description, file, f"source.{s.id}", "description")
-        if s.date_note:
-            yield TextItem(f"source.{s.id}.date_note", s.date_note, file, f"source.{s.id}", "date_note")
-        yield TextItem(f"source.{s.id}.contribution", s.contribution, file, f"source.{s.id}", "contribution")
+        yield from _own(s, f"source.{s.id}", f"source.{s.id}", file)
 
 
 def translation_file(lang: str, en_file: str) -> str:

@@ -13,32 +13,11 @@ from typing import Any
 
 import yaml
 
+from .langs import LANGS, TRANSLATED
+from .problems import DataError
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
-#: The site's languages, the one list every step, test and tool reads: code -> Babel locale.
-#: English comes first: it is the default language, served at the site root.
-#: Adding a language: one line here, then README "Adding a language".
-LOCALES = {"en": "en_GB", "zh": "zh_Hans_CN", "ru": "ru_RU", "id": "id_ID"}
-LANGS = tuple(LOCALES)
-TRANSLATED = LANGS[1:]
-
-
-def url_for(lang: str, path: str = "") -> str:
-    """Site-relative URL of a page in a language: English at the root, others under ``/<lang>/``.
-
-    ``url_for("zh", "changes/x/")`` -> ``/zh/changes/x/``; ``url_for("en", "")`` -> ``/``.
-    """
-    return "/" + ("" if lang == LANGS[0] else f"{lang}/") + path.lstrip("/")
-
-
-class DataError(Exception):
-    """Invalid data. ``problems`` holds every message, each naming file, fact id and field."""
-
-    def __init__(self, problems: list[str]):
-        self.problems = problems
-        super().__init__("\n".join(["the fact base is invalid:"] + [f"  - {p}" for p in problems]))
-
-
 @dataclass
 class RawData:
     root: Path
@@ -49,9 +28,12 @@ class RawData:
     ledger: tuple[str, Any] = ("", None)                          # published ids and redirects
     ui_sources: tuple[str, Any] = ("", None)                      # lang -> key -> en_hash of UI strings
     wheels: tuple[str, Any] = ("", None)                          # data/wheels.yaml
-    lock: tuple[str, Any] = ("", None)                            # data/evidence.lock.yaml (written by scripts/evidence.py)
+    lock: tuple[str, Any] = ("", None)                            # data/evidence.lock.yaml (written by atlas evidence)
     extra: dict[str, Any] = field(default_factory=dict)           # path -> any other data/*.yaml (read, not used)
     glossary: tuple[str, Any] = ("", None)                        # list of concepts and their renderings
+    claims: tuple[str, Any] = ("", None)                          # data/claims.yaml: what the sources say is new or gone
+    updated: tuple[str, Any] = ("", None)                         # data/updated.yaml: when each change last changed
+    surfaces: dict[str, tuple[str, str]] = field(default_factory=dict)  # wheel version -> (path, text) of data/evidence/surface-<v>.txt
     search: dict[str, Any] = field(default_factory=dict)           # data/search/<name>.yaml: aliases, stopwords
 
 
@@ -134,7 +116,16 @@ def load(data_dir: Path = DATA) -> RawData:
     raw.wheels = (_rel(wheels, data_dir), _read(wheels, data_dir, problems) if wheels.exists() else None)
     lock = data_dir / "evidence.lock.yaml"
     raw.lock = (_rel(lock, data_dir), _read(lock, data_dir, problems) if lock.exists() else None)
-    known = {"sources.yaml", "published_ids.yaml", "wheels.yaml", "evidence.lock.yaml", "glossary.yaml"}
+    for name in ("claims", "updated"):
+        p = data_dir / f"{name}.yaml"
+        setattr(raw, name, (_rel(p, data_dir), _read(p, data_dir, problems) if p.exists() else None))
+    for p in sorted((data_dir / "evidence").glob("surface-*.txt")):
+        try:
+            raw.surfaces[p.name[len("surface-"):-len(".txt")]] = (_rel(p, data_dir), p.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(f"{_rel(p, data_dir)}: -: (whole file): cannot read: {exc}")
+    known = {"sources.yaml", "published_ids.yaml", "wheels.yaml", "evidence.lock.yaml", "glossary.yaml", "claims.yaml",
+             "updated.yaml"}
     for p in sorted(data_dir.glob("*.yaml")):
         if p.name not in known:
             raw.extra[_rel(p, data_dir)] = _read(p, data_dir, problems)

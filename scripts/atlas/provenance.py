@@ -6,7 +6,7 @@ Out: a ``Report``: how many locators and values were checked, and one problem
      per failure as ``<file>: <fact id>: <field>: <what is wrong>``.
 
 Two checks, both run by ``validate.py`` when the articles are on disk and by
-``make provenance`` (``scripts/check_sources.py``):
+``make provenance`` (``atlas provenance``):
 
 1. every locator occurs verbatim (whitespace folded) in its article, and each
    article still has the sha256 recorded in ``data/sources.yaml``;
@@ -28,27 +28,34 @@ Two checks, both run by ``validate.py`` when the articles are on disk and by
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
+from babel import dates
+
+from .langs import LOCALES
+from .load import ROOT
 from .schema import LOCATOR_MAX, Release, Sources, iter_cites
-
-ROOT = Path(__file__).resolve().parents[2]
 
 #: Release fields that hold a value from a source; each needs a ``provenance`` entry.
 RELEASE_VALUE_FIELDS = ("full_version", "released", "published_at", "commits", "contributors", "wheel_index")
 
-_MONTHS = {
-    "en": ["January", "February", "March", "April", "May", "June", "July", "August",
-           "September", "October", "November", "December"],
-    "id": ["Januari", "Februari", "Maret", "April", "Mei", "Juni", "Juli", "Agustus",
-           "September", "Oktober", "November", "Desember"],
-    "ru": ["января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа",
-           "сентября", "октября", "ноября", "декабря"],
-}
+
+
+@functools.lru_cache(maxsize=1)
+def _months() -> list[list[str]]:
+    """Each site language's month names as a date in running text writes them (Babel's CLDR
+    data, format context: "28 Oktober", "2 сентября")."""
+    out = []
+    for locale in LOCALES.values():
+        names = dates.get_month_names("wide", context="format", locale=locale)
+        out.append([names[m] for m in range(1, 13)])
+    return out
 
 
 def find_sources_dir(start: Path = ROOT) -> Path | None:
@@ -95,7 +102,7 @@ def _number_patterns(value: float) -> list[str]:
 
 def _date_patterns(d: dt.date) -> list[str]:
     pats = [re.escape(d.isoformat())]
-    for months in _MONTHS.values():
+    for months in _months():
         pats.append(_bounded(rf"0?{d.day}\s+{months[d.month - 1]}", "0", "a"))
     pats.append(rf"(?<!\d){d.month}\s*月\s*{d.day}\s*日")
     return pats
@@ -130,7 +137,7 @@ def found_in(value: Any, locators: list[str], articles: list[str] = ()) -> bool:
     """Whether ``value`` occurs in one of ``locators`` (``articles``: the article of each)."""
     texts = [fold(loc) for loc in locators]
     if isinstance(value, dt.datetime):
-        iso = value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if value.tzinfo else value.isoformat()
+        iso = value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if value.tzinfo else value.isoformat()
         if any(iso in t for t in texts):
             return True
     if isinstance(value, str) and len(fold(value).strip()) > LOCATOR_MAX:

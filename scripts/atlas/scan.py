@@ -5,7 +5,7 @@ In:  a wheel path (a zip; nothing is installed or imported) and the ``Ident``s /
 Out: JSON-ready observations for ``data/evidence.lock.yaml``: for an identifier, where the
      wheel has it (``{"how", "file", "name"}``, or None when absent); for an error message,
      the file that contains its template and, for Python sources, the wheel's own text; for
-     each entry point, whether the module it names is in the wheel. ``scripts/evidence.py``
+     each entry point, whether the module it names is in the wheel. ``atlas evidence``
      runs this once per wheel; the site only reads the lock.
 
 Where an identifier is looked for, in order: the public API surface (``surface.py``: a dotted
@@ -218,7 +218,7 @@ def find_ident(w: WheelIndex, ident: Ident) -> Optional[dict]:
         lib = w.find_lib([q.encode()])
         return _found("library", lib) if lib else None
     if kind == "backend":
-        for ep, target in w.entry_points().items():
+        for ep, _target in w.entry_points().items():
             if ep.split(":", 1)[1] == q:
                 return _found("entry_point", "entry_points.txt", ep)
         f = w.find_text(q, quoted=True)

@@ -18,6 +18,8 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .langs import LANGS
+
 VERSION = r"^\d+\.\d+$"
 FULL_VERSION = r"^\d+\.\d+\.\d+$"
 FACT_ID = r"^\d{2,4}-[a-z0-9]+(-[a-z0-9]+)*$"
@@ -33,6 +35,24 @@ Area = Literal[
 BREAKING_TYPES = {"breaking", "removal"}
 
 Value = Union[bool, int, float, dt.date, str, list[Union[int, float, str]]]
+
+
+class _TextMark:
+    """Marks a field as text for readers: written in English here, translated in
+    ``data/translations/<lang>/``, rendered with its ``{placeholders}``. ``keys.py`` finds the
+    text fields through ``text_fields``; nothing lists them again."""
+
+    def __repr__(self) -> str:
+        return "TEXT"
+
+
+TEXT = _TextMark()
+Text = Annotated[str, TEXT]
+
+
+def text_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``model`` marked ``TEXT``, in declaration order."""
+    return tuple(name for name, f in model.model_fields.items() if TEXT in f.metadata)
 
 
 class Strict(BaseModel):
@@ -54,7 +74,7 @@ class Note(Strict):
     """A caveat shown next to a fact: a disagreement, a self-reported figure, an inference."""
 
     kind: Literal["disagreement", "self-reported", "inferred", "secondary", "unverified"]
-    text: str
+    text: Text
     sources: list[Cite] = []
     #: For an ``inferred`` note: the values it derives (names in the fact's ``values``, or
     #: ``figure.baseline``, ``rollback.removed_in``, a release field). Its text says how;
@@ -75,7 +95,7 @@ class ErrorMessage(Strict):
 
 
 class Fix(Strict):
-    steps: list[str] = Field(min_length=1)
+    steps: Annotated[list[str], TEXT] = Field(min_length=1)
     before: Optional[str] = None
     after: Optional[str] = None
     language: Literal["python", "bash", "text"] = "python"
@@ -88,7 +108,7 @@ class Fix(Strict):
 
 class Rollback(Strict):
     switches: list[str] = Field(min_length=1)
-    note: str
+    note: Text
     removed_in: Optional[str] = Field(default=None, pattern=VERSION)
 
 
@@ -130,7 +150,7 @@ class Probe(Strict):
         return v
 
     @model_validator(mode="after")
-    def _one_target(self) -> "Probe":
+    def _one_target(self) -> Probe:
         if sum(x is not None for x in (self.file, self.metadata, self.entry_point)) != 1:
             raise ValueError("a probe names exactly one of 'file', 'metadata' or 'entry_point'")
         if self.metadata is not None and self.contains is None:
@@ -144,10 +164,10 @@ class Change(Strict):
     area: Area
     breaking: Optional[bool] = None
     values: dict[str, Value] = {}
-    title: str = Field(min_length=5)
-    summary: str = Field(min_length=5)
-    affected: Optional[str] = None
-    symptom: Optional[str] = None
+    title: Text = Field(min_length=5)
+    summary: Text = Field(min_length=5)
+    affected: Annotated[Optional[str], TEXT] = None
+    symptom: Annotated[Optional[str], TEXT] = None
     errors: list[ErrorMessage] = []
     fix: Optional[Fix] = None
     rollback: Optional[Rollback] = None
@@ -163,8 +183,8 @@ class Change(Strict):
 
 class Faq(Strict):
     id: str = Field(pattern=FACT_ID)
-    question: str
-    answer: str
+    question: Text
+    answer: Text
     refs: list[str] = []
     notes: list[Note] = []
     sources: list[Cite] = Field(min_length=1)
@@ -178,8 +198,8 @@ class Person(Strict):
 class Event(Strict):
     id: str = Field(pattern=FACT_ID)
     kind: Literal["webinar"]
-    title: str
-    summary: str
+    title: Text
+    summary: Text
     start: dt.datetime
     timezone: str
     speakers: list[Person] = []
@@ -202,7 +222,7 @@ class Coverage(Strict):
     outlet: str
     date: dt.date
     values: dict[str, Value] = {}
-    summary: str
+    summary: Text
     figure: Optional[Figure] = None
     sources: list[Cite] = Field(min_length=1)
 
@@ -216,7 +236,7 @@ class Cell(Strict):
     #: so the value itself stays canonical and language-neutral.
     qualifier: Optional[Literal["original", "rewritten"]] = None
     inferred: bool = False
-    note: Optional[str] = None
+    note: Annotated[Optional[str], TEXT] = None
     sources: list[Cite] = Field(min_length=1)
 
 
@@ -262,7 +282,7 @@ class Release(Strict):
     commits: Optional[int] = Field(default=None, ge=0)
     contributors: Optional[int] = Field(default=None, ge=0)
     wheel_index: Optional[str] = None
-    headline: str
+    headline: Text
     provenance: dict[str, list[Cite]] = {}
     notes: list[Note] = []
     matrix: Matrix = Matrix()
@@ -275,22 +295,22 @@ class Release(Strict):
 class Source(Strict):
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     file: Optional[str] = None
-    language: Literal["en", "zh", "ru", "id"]
+    language: Literal[LANGS]   # the site languages (langs.py)
     #: the article's own headline, verbatim; None when the text we have carries none
     title: Optional[str] = None
     #: the outlet's name when the source gives one
     publisher: Optional[str] = None
+    form: Text
     #: what kind of outlet it is (English text, translated)
-    description: str
-    form: str
+    description: Text
     published: dt.date
     #: set when the source states no date: ``published`` is then the earliest date it can
     #: have, and this text says why (English, translated)
-    date_note: Optional[str] = None
+    date_note: Annotated[Optional[str], TEXT] = None
     about: str = Field(pattern=VERSION)
     sha256: Optional[str] = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     cited_in: Optional[str] = None
-    contribution: str
+    contribution: Text
 
     @property
     def sha256_short(self) -> Optional[str]:
@@ -346,7 +366,7 @@ class LockEntry(BaseModel):
 
 
 class Lock(BaseModel):
-    """data/evidence.lock.yaml, as scripts/evidence.py writes it."""
+    """data/evidence.lock.yaml, as atlas evidence writes it."""
 
     wheels: dict[str, dict] = {}
     probes: dict[str, LockEntry] = {}
@@ -361,6 +381,13 @@ class Wheels(Strict):
     python: str
     platform: str
     versions: list[str] = Field(min_length=1)
+
+
+class UpdatedEntry(Strict):
+    """data/updated.yaml: when a change's fact last changed (its Atom entry's <updated>), and its hash then."""
+
+    hash: str = Field(pattern=r"^[0-9a-f]{12}$")
+    updated: Optional[dt.date] = None
 
 
 def iter_cites(node, owner: str = "", path: str = ""):

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .load import LANGS
+from .langs import LANGS
 
 ALIASES_FILE = "data/search/aliases.yaml"
 STOPWORDS_FILE = "data/search/stopwords.yaml"

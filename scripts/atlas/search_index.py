@@ -38,7 +38,8 @@ from pathlib import Path
 from . import text as fmt
 from .enrich import Atlas
 from .keys import release_scope
-from .load import LANGS, DataError
+from .langs import LANGS
+from .problems import DataError
 from .render import Renderer
 from .schema import MATRIX_KEYS
 from .search_data import ALIASES_FILE
@@ -238,7 +239,7 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
             d.add("body", rtitle, ui[f"area.{c.area}"], ui[f"type.{c.type}"], c.area, c.type)
             if c.rollback:
                 d.add("body", ui["change.rollback"])
-            for name, v in c.values.items():
+            for v in c.values.values():
                 d.add("ids", *_value_texts(v, lang))
                 for s in (v if isinstance(v, list) else [v]):
                     d.idents += identifiers(s) + ([str(s).lower()] if isinstance(s, str) and _IDENT.fullmatch(str(s)) else [])
@@ -339,11 +340,11 @@ def _attach_aliases(docs_by_lang: dict[str, list[_Doc]], atlas: Atlas) -> None:
 def _stems(lang: str):
     if lang not in STEMMERS:
         return lambda w: None
-    import snowballstemmer   # here: a build encodes the index in a forked process, so MkDocs' never imports it
+    import snowballstemmer  # here: a build encodes the index in a forked process, so MkDocs' never imports it
 
     st = snowballstemmer.stemmer(STEMMERS[lang])
 
-    @functools.lru_cache(maxsize=None)          # most words repeat; stemming is most of the index's time
+    @functools.cache          # most words repeat; stemming is most of the index's time
     def stem(w: str) -> str | None:
         return st.stemWord(w) if len(w) >= 4 and w.isalpha() else None
     return stem

@@ -4,7 +4,7 @@ In:  a wheel (zip) path, or any mapping of member name -> bytes (tests build sma
 Out: ``Surface``: ``resolve("torch.linalg.qr")`` says whether a dotted name is reachable, whether
      every step of the way is public (no ``_x`` component), which file defines it and its
      parameters; ``public()`` enumerates every public name with its signature
-     ({dotted name: signature}), which ``scripts/evidence.py`` stores per wheel in
+     ({dotted name: signature}), which ``atlas evidence`` stores per wheel in
      ``data/evidence/surface-<version>.txt`` and ``atlas.evidence`` diffs between releases.
 
 What is followed: ``def``/``class``/assignments (also inside ``if``/``try``/``with`` at module
@@ -20,9 +20,10 @@ from __future__ import annotations
 import ast
 import re
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import Optional
 
 ROOT_PACKAGE = "torch"
 _DOC_SIG = re.compile(r"^\s*([A-Za-z_][\w.]*)\((.*?)\)\s*(->|$)", re.M)
@@ -68,7 +69,7 @@ class Entry:
     kind: str                       # function | class | attr | alias | module
     file: str = ""
     sigs: list[str] = field(default_factory=list)
-    members: dict[str, "Entry"] = field(default_factory=dict)
+    members: dict[str, Entry] = field(default_factory=dict)
     bases: list[str] = field(default_factory=list)
     target: tuple[str, str] = ("", "")   # alias: (module, name); name "" means the module itself
     raises: bool = False                 # a function whose body only raises (a removed API's stub)
@@ -333,7 +334,7 @@ class Surface:
                 if found:
                     return found
         if not name.startswith("__"):
-            for src in map(lambda x: self._loop_source(mod, x), mod.dir_loops):
+            for src in (self._loop_source(mod, x) for x in mod.dir_loops):
                 found = self.lookup(src, name, seen)
                 if found:
                     return found

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Optional
 
 from babel.dates import format_date, format_datetime, format_time
 from babel.lists import format_list
 from babel.numbers import format_decimal
 
-from .load import LOCALES
+from .langs import LOCALES
 
 #: Babel locale per site language (the one list is ``load.LOCALES``). British English gives "28 October 2026".
 BABEL_LOCALE = LOCALES

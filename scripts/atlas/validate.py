@@ -27,17 +27,31 @@ import re
 import zoneinfo
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
+from . import evidence, provenance, search_data
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
-from . import provenance
-from .load import LANGS, TRANSLATED, DataError, RawData
-from .schema import (BREAKING_TYPES, Change, Coverage, Event, Faq, GlossaryEntry, Ledger, Lock, Release, Sources,
-                     Translation, Wheels,
-                     iter_cites)
-from . import search_data
+from .langs import LANGS, SOURCE, TRANSLATED
+from .load import RawData
+from .problems import DataError, Problems
+from .schema import (
+    BREAKING_TYPES,
+    Change,
+    Coverage,
+    Event,
+    Faq,
+    GlossaryEntry,
+    Ledger,
+    Lock,
+    Release,
+    Sources,
+    Translation,
+    UpdatedEntry,
+    Wheels,
+    iter_cites,
+)
 from .search_data import SearchData
 from .text import bare_numbers, placeholders
 
@@ -59,6 +73,9 @@ class FactBase:
     provenance: provenance.Report | None = None   # locators and values checked, when the articles were given
     glossary: list[GlossaryEntry] = field(default_factory=list)   # data/glossary.yaml
     search: SearchData = field(default_factory=SearchData)                # data/search: aliases, stop words
+    claims: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # data/claims.yaml
+    surfaces: dict[str, tuple[dict, dict]] = field(default_factory=dict)   # wheel version -> parsed API surface
+    updated: dict[str, dict] = field(default_factory=dict)                 # data/updated.yaml: change id -> {updated, hash}
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -83,6 +100,15 @@ def _fact_path(raw: Any, loc: tuple) -> tuple[str, str]:
         fact = str(raw["version"])
     rest = ".".join(str(p) for p in loc[start:]) or "(whole fact)"
     return fact, rest
+
+
+def _errors(model, raw: Any) -> list[dict]:
+    """pydantic's errors for ``raw`` as ``model`` (empty when it is valid)."""
+    try:
+        model.model_validate(raw)
+    except ValidationError as exc:
+        return exc.errors()
+    return []
 
 
 def _parse(model, raw: Any, file: str, problems: list[str]):
@@ -124,6 +150,12 @@ def _parse_release(raw: Any, file: str, problems: list[str]) -> Release | None:
             if parsed is not None:
                 items[kind].append(parsed)
     rel = _parse(Release, head, file, problems)
+    if rel is None:
+        # Keep the release's facts without its bad header fields, so that every reference into it
+        # (translations, the ledger, FAQ refs, search aliases) is not reported as another problem.
+        bad = {err["loc"][0] for err in _errors(Release, head) if err["loc"]}
+        rel = _parse(Release, {k: v for k, v in head.items() if k not in bad}, file, Problems())
+        problems.broken(file, str(head.get("version", "-")), {str(b) for b in bad})
     return rel.model_copy(update=items) if rel is not None else None
 
 
@@ -136,12 +168,12 @@ def _check_release(rel: Release, file: str, source_ids: set[str], wheels: Wheels
     if rel.previous and version_key(rel.previous) >= version_key(v):
         problems.append(f"{file}: {v}: previous: {rel.previous} is not older than {v}")
     if rel.published_at and rel.released:
-        utc = rel.published_at.astimezone(dt.timezone.utc).date()
+        utc = rel.published_at.astimezone(dt.UTC).date()
         if utc != rel.released:
             problems.append(f"{file}: {v}: released: {rel.released} differs from published_at in UTC ({utc})")
     for name in rel.provenance:
         if getattr(rel, name, None) is None:
-            problems.append(f"{file}: {v}: provenance.{name}: cites a field that is not set")
+            problems.add(file, v, f"provenance.{name}", "cites a field that is not set", knock_on=True)
 
     for owner, where, cite in iter_cites(rel, v):   # every citation, wherever it is (release notes too)
         if cite.source not in source_ids:
@@ -197,7 +229,7 @@ def _check_release(rel: Release, file: str, source_ids: set[str], wheels: Wheels
 def _check_texts(texts: list[TextItem], scope: dict[str, dict], problems: list[str]) -> None:
     for t in texts:
         for name in placeholders(t.en):
-            if name not in scope.get(t.owner, {}):
+            if name not in scope.get(t.owner, {}) and name not in problems.dropped.get(t.owner, ()):
                 problems.append(f"{t.file}: {t.owner}: {t.field}: placeholder {{{name}}} names no value")
         for num in bare_numbers(t.en):
             problems.append(
@@ -210,24 +242,28 @@ def _check_translation_placeholders(translations, texts: list[TextItem], scope: 
                                    problems: list[str]) -> None:
     """A translation may only name values its English text can see: otherwise rendering would fail."""
     owner = {t.key: t.owner for t in texts}
-    for lang, table in translations.items():
+    for _lang, table in translations.items():
         for key, (tr, file) in table.items():
             if key not in owner:
                 continue  # an orphan: i18n.py reports it
             for name in placeholders(tr.text):
-                if name not in scope.get(owner[key], {}):
+                if name not in scope.get(owner[key], {}) and name not in problems.dropped.get(owner[key], ()):
                     problems.append(f"{file}: {key}: text: placeholder {{{name}}} names no value "
                                     f"(the English text's placeholders are listed in data/releases/)")
 
 
 def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
     """Validate everything; with ``sources_dir``, also check locators and values against the articles."""
-    problems: list[str] = []
+    problems = Problems()
     src_file, src_raw = raw.sources
     sources = _parse(Sources, src_raw, src_file, problems)
     source_ids = {s.id for s in sources.sources} if sources else set()
     wheels_file, wheels_raw = raw.wheels
-    wheels = _parse(Wheels, wheels_raw, wheels_file, problems) if wheels_raw is not None else None
+    wheels = None
+    if wheels_raw is None:
+        problems.add(wheels_file, "-", "(whole file)", "missing or empty: it names the torch wheels the evidence was read from")
+    else:
+        wheels = _parse(Wheels, wheels_raw, wheels_file, problems)
     lock_file, lock_raw = raw.lock
     lock = _parse(Lock, lock_raw or {}, lock_file, problems)
 
@@ -292,15 +328,15 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
                 problems.append(f"{file}: -: {k}: a UI string must be non-empty text")
             else:
                 ui[lang][str(k)] = v
-    if "en" in ui:
+    if SOURCE in ui:
         for lang in TRANSLATED:
             if lang in ui:
-                for k in sorted(set(ui["en"]) - set(ui[lang])):
+                for k in sorted(set(ui[SOURCE]) - set(ui[lang])):
                     problems.append(f"data/i18n/{lang}.yaml: -: {k}: UI string missing (present in en)")
-                for k in sorted(set(ui[lang]) - set(ui["en"])):
+                for k in sorted(set(ui[lang]) - set(ui[SOURCE])):
                     problems.append(f"data/i18n/{lang}.yaml: -: {k}: UI string not in en (remove it)")
-                for k in sorted(set(ui[lang]) & set(ui["en"])):
-                    want, got = set(placeholders(ui["en"][k])), set(placeholders(ui[lang][k]))
+                for k in sorted(set(ui[lang]) & set(ui[SOURCE])):
+                    want, got = set(placeholders(ui[SOURCE][k])), set(placeholders(ui[lang][k]))
                     if want != got:
                         problems.append(f"data/i18n/{lang}.yaml: -: {k}: placeholders {sorted(got)} differ from "
                                         f"English {sorted(want)}")
@@ -332,10 +368,25 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
     known = change_ids | {r.version for r in releases} | {i.id for r in releases for i in (*r.faq, *r.events)}
     search = search_data.check(raw.search, known, problems)
 
+    claims_file, claims_raw = raw.claims
+    claims = _parse(TypeAdapter(dict[str, dict[Literal["added", "removed"], list[str]]]), claims_raw or {},
+                    claims_file, problems) or {}
+    for cid in sorted(set(claims) - change_ids):
+        problems.add(claims_file, cid, "(entry)", "no change with this id", knock_on=True)
+    surfaces = {}
+    for version, (file, text) in raw.surfaces.items():
+        try:
+            surfaces[version] = evidence.parse_surface(text)
+        except Exception as exc:  # noqa: BLE001 - a damaged file is a problem with its name, not a traceback
+            problems.add(file, version, "(whole file)", f"not a surface written by `atlas evidence`: {exc}")
+    updated_file, updated_raw = raw.updated
+    updated = _parse(TypeAdapter(dict[str, UpdatedEntry]), updated_raw or {}, updated_file, problems) or {}
+
     if problems:
         raise DataError(problems)
     return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources,
-                    wheels, lock.model_dump() if lock else {}, report, glossary, search)
+                    wheels, lock.model_dump() if lock else {}, report, glossary, search, claims, surfaces,
+                    {k: v.model_dump(exclude_none=True) for k, v in updated.items()})
 
 
 def _parse_glossary(file: str, data: Any, problems: list[str]) -> list[GlossaryEntry]:

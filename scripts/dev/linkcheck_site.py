@@ -1,7 +1,7 @@
 """Run LinkChecker (same arguments) so that it works as root in any folder, and fails loudly
 when a plugin it was asked to enable (AnchorCheck) did not load.
 
-In:  LinkChecker's command line, e.g. ``python scripts/linkcheck_site.py --config rc URL``.
+In:  LinkChecker's command line, e.g. ``python scripts/dev/linkcheck_site.py --config rc URL``.
 Out: LinkChecker's output and exit status; exit 3 with a message when an enabled plugin
      (or one named in ``$LINKCHECK_REQUIRE``, comma-separated) is missing.
 

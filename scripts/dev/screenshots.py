@@ -5,7 +5,7 @@ Out: ``.github/screenshot.png`` (a change page with a pasted error message found
      box), ``.github/breaking-index.png`` (the Russian breaking-change index, one row open) and
      ``.github/copy-link.png`` (the copy-link control on a Chinese change page).
 
-    .venv/bin/python scripts/screenshots.py [--site DIR]
+    .venv/bin/python scripts/dev/screenshots.py [--site DIR]
 """
 from __future__ import annotations
 
@@ -14,13 +14,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import static_server
+from ensure_browser import CHROMIUM_ARGS, chromium
 
-import static_server  # noqa: E402
-from atlas.cli import run  # noqa: E402
-from ensure_browser import CHROMIUM_ARGS, chromium  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / ".github"
 
 
@@ -70,4 +67,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run(main))
+    sys.exit(main())

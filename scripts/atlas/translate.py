@@ -1,19 +1,22 @@
-"""Command line for translations; see scripts/atlas/i18n.py for what each command does."""
+"""``atlas i18n``: the translators' commands (see ``i18n.py`` for what each check means).
+
+In:  the validated fact base. Out: a report on stdout, or updated files under
+``data/translations/<lang>/`` and ``data/i18n/translated_from.yaml`` (``stub``, ``stamp``,
+``stamp-ui``). Exit 1 when a report finds problems.
+"""
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from pathlib import Path
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from atlas.cli import UsageError, run  # noqa: E402
-from atlas.i18n import en_hash, problems  # noqa: E402
-from atlas.keys import translation_file  # noqa: E402
-from atlas.load import ROOT, TRANSLATED, load  # noqa: E402
-from atlas.validate import validate  # noqa: E402
+from .i18n import en_hash, problems
+from .keys import translation_file
+from .langs import SOURCE, TRANSLATED
+from .load import ROOT, load
+from .problems import UsageError
+from .validate import validate
 
 
 def _dump(path: Path, mapping: dict) -> None:
@@ -59,7 +62,7 @@ def main(argv: list[str]) -> int:
         for t in fb.texts:
             if t.key in bad:
                 print(f"{t.key}\t{t.en}")
-        for key, en in fb.ui["en"].items():
+        for key, en in fb.ui[SOURCE].items():
             if f"ui:{key}" in bad:
                 print(f"ui:{key}\t{en}")
         return 0
@@ -83,17 +86,17 @@ def main(argv: list[str]) -> int:
         print(f"{lang}: added {added} empty entries; fill in 'text' for each")
         return 0
     if cmd == "stamp-ui":
-        lang, keys = argv[1], set(argv[2:]) or set(fb.ui["en"])
-        unknown = sorted(keys - set(fb.ui["en"]))
+        lang, keys = argv[1], set(argv[2:]) or set(fb.ui[SOURCE])
+        unknown = sorted(keys - set(fb.ui[SOURCE]))
         if unknown:
             raise UsageError(f"no UI string {', '.join(unknown)} in data/i18n/en.yaml")
         path = ROOT / "data" / "i18n" / "translated_from.yaml"
         table = _file_map(path)
         table.setdefault(lang, {})
         for key in sorted(keys):
-            table[lang][key] = en_hash(fb.ui["en"][key])
+            table[lang][key] = en_hash(fb.ui[SOURCE][key])
         table[lang] = dict(sorted(table[lang].items()))
-        path.write_text("# en_hash of the English UI string each translation was made from (scripts/i18n.py stamp-ui).\n"
+        path.write_text("# en_hash of the English UI string each translation was made from (atlas i18n stamp-ui).\n"
                         + yaml.safe_dump(table, allow_unicode=True, sort_keys=True), encoding="utf-8")
         print(f"{lang}: {len(keys)} UI string(s) marked current")
         return 0
@@ -110,7 +113,7 @@ def main(argv: list[str]) -> int:
             path = ROOT / rel
             current = _file_map(path)
             if not isinstance(current.get(key), dict):
-                raise UsageError(f"{rel}: {key}: no {lang} translation to stamp; run: python scripts/i18n.py stub {lang}")
+                raise UsageError(f"{rel}: {key}: no {lang} translation to stamp; run: atlas i18n stub {lang}")
             current[key]["en_hash"] = en_hash(en[key].en)
             _dump(path, current)
             print(f"{lang}: {key} marked current")
@@ -119,9 +122,6 @@ def main(argv: list[str]) -> int:
 
 
 COMMANDS = ("status", "check", "todo", "stale", "missing", "stub", "stamp", "stamp-ui")
-USAGE = ("usage: i18n.py status | check [LANG] | todo [LANG] | stale [LANG] | missing [LANG] | stub LANG "
+USAGE = ("usage: atlas i18n status | check [LANG] | todo [LANG] | stale [LANG] | missing [LANG] | stub LANG "
          "| stamp LANG KEY... | stamp-ui LANG [KEY...]")
 
-
-if __name__ == "__main__":
-    sys.exit(run(lambda: main(sys.argv[1:])))

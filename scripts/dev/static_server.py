@@ -19,9 +19,7 @@ import sys
 import threading
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from atlas.load import TRANSLATED  # noqa: E402
+from atlas.langs import TRANSLATED
 
 LANG_DIRS = TRANSLATED   # languages served under /<lang>/ (English is at the root)
 

@@ -1,4 +1,4 @@
-"""Build the site safely: into a temporary directory, then swap it into place.
+"""``atlas build``: build the site safely, into a temporary directory, then swap it into place.
 
 In:  the repository (data/, docs/, mkdocs.yml).
 Out: ``site/`` (or ``--site-dir``), replaced only when ``mkdocs build --strict``
@@ -10,7 +10,6 @@ sitemap and any build date are reproducible.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -18,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from .load import ROOT
 
 
 def source_date_epoch() -> str:
@@ -54,14 +53,3 @@ def build(site_dir: Path, config: Path = ROOT / "mkdocs.yml", extra_env: dict | 
     shutil.rmtree(old, ignore_errors=True)
     print(f"site built in {site_dir}")
     return 0
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--site-dir", type=Path, default=ROOT / "site")
-    args = ap.parse_args()
-    return build(args.site_dir)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -4,9 +4,9 @@ In:  tests/search/queries.yaml (queries with their acceptable target URLs and a 
      tune/heldout split) and a built site (``--site DIR``, or a fresh build in a temp dir).
 Out: top-1 %, top-3 % and the zero-result count per language and per category, and the list
      of failures (query, expected, top 3 got); printed, and as JSON with ``--json OUT``.
-     ``evaluate()`` returns the same summary as a dict, for scripts/bench.py.
+     ``evaluate()`` returns the same summary as a dict, for scripts/dev/bench.py.
 
-How a query runs: the site is served on 127.0.0.1 (scripts/static_server.py), Debian Chromium
+How a query runs: the site is served on 127.0.0.1 (scripts/dev/static_server.py), Debian Chromium
 opens the language's home page (``/`` for en, ``/<lang>/`` otherwise) once per language, and
 for each query the harness fills ``#atlas-search-input``, presses End (a real keyup), waits
 until ``#atlas-search-results`` is shown with ``data-q`` equal to the text in the box (ignoring
@@ -34,10 +34,9 @@ from urllib.parse import urljoin, urlsplit
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
+from atlas.langs import LANGS
 
-from atlas.load import LANGS  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 QUERIES = ROOT / "tests" / "search" / "queries.yaml"
 SPLITS = ("tune", "heldout")
@@ -155,8 +154,9 @@ def summarise(results: list[dict], split: str = "") -> dict:
 
 
 def chromium():
-    """Debian Chromium's path and the flags the browser tests use (one home: scripts/ensure_browser.py)."""
-    from ensure_browser import CHROMIUM_ARGS, chromium as find
+    """Debian Chromium's path and the flags the browser tests use (one home: scripts/dev/ensure_browser.py)."""
+    from ensure_browser import CHROMIUM_ARGS
+    from ensure_browser import chromium as find
 
     return find() or "/usr/bin/chromium", CHROMIUM_ARGS
 
@@ -165,7 +165,7 @@ def evaluate(split: str = "heldout", site: Path | None = None, browser=None, tim
     """Serve ``site`` (or build one), run the split in Chromium and return ``summarise()``'s dict,
     with the per-query results under ``results``.
 
-    For scripts/bench.py: ``evaluate("heldout", site)["by_lang"]`` / ``["by_category"]`` hold
+    For scripts/dev/bench.py: ``evaluate("heldout", site)["by_lang"]`` / ``["by_category"]`` hold
     ``n, top1, top3, zero, top1_pct, top3_pct`` per language / category; ``markdown()`` renders them.
     Pass ``browser`` to reuse an open Playwright browser."""
     import static_server

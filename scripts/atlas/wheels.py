@@ -1,8 +1,8 @@
 """Verify facts against the released torch wheels and write the lock files.
 
-    python scripts/evidence.py            # download missing wheels, extract and check everything, write the locks
-    python scripts/evidence.py --verify   # same, but fail on any difference from the locks (CI)
-    python scripts/evidence.py --check    # no download: fail if the locks do not match the data
+    python atlas evidence            # download missing wheels, extract and check everything, write the locks
+    python atlas evidence --verify   # same, but fail on any difference from the locks (CI)
+    python atlas evidence --check    # no download: fail if the locks do not match the data
 
 In:  data/releases/*.yaml (probes, every identifier value, every error message),
      data/wheels.yaml (which wheels).
@@ -16,7 +16,6 @@ Out: data/evidence.lock.yaml (wheel file names, sizes, sha256; each probe's outc
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import subprocess
@@ -26,19 +25,26 @@ from pathlib import Path
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from atlas.enrich import enrich  # noqa: E402
-from atlas.evidence import (LOCK, Wheel, evaluate, lock_problems, probe_hash, probe_id,  # noqa: E402
-                            read_lock, read_wheels, status_of, surface_path)
-from atlas.idents import errors, identifiers  # noqa: E402
-from atlas.scan import WheelIndex, entry_point_report, find_error, find_ident  # noqa: E402
-from atlas.surface import write_surface  # noqa: E402
-from atlas import cli  # noqa: E402
-from atlas.cli import UsageError  # noqa: E402
-from atlas.load import ROOT, load  # noqa: E402
-from atlas.schema import Wheels  # noqa: E402
-from atlas.validate import validate  # noqa: E402
+from .enrich import enrich
+from .evidence import (
+    LOCK,
+    Wheel,
+    evaluate,
+    lock_problems,
+    probe_hash,
+    probe_id,
+    read_lock,
+    read_wheels,
+    status_of,
+    surface_path,
+)
+from .idents import errors, identifiers
+from .load import ROOT, load
+from .problems import UsageError
+from .scan import WheelIndex, entry_point_report, find_error, find_ident
+from .schema import Wheels
+from .surface import write_surface
+from .validate import validate
 
 CACHE = Path(os.environ.get("ATLAS_WHEEL_CACHE", ROOT / ".cache" / "wheels"))
 NET_TIMEOUT = 30            # seconds without data before pip gives up on a connection
@@ -85,7 +91,7 @@ def extract(job: tuple) -> dict:
     names = w.public()
     t1, c1 = time.perf_counter(), time.process_time()
     header = (f"# torch={version} file={Path(path).name} sha256={sha} names={len(names)}\n"
-              "# Public API surface, written by scripts/evidence.py (make evidence); do not edit.\n"
+              "# Public API surface, written by `atlas evidence` (make evidence); do not edit.\n"
               "# One name a line: indent = depth, last dotted part, tab, parameters or module/class/attr.")
     out = {
         "surface": write_surface(names, header),
@@ -182,7 +188,7 @@ def run(verify: bool) -> int:
         print(evaluate_all(fb, lock, len(jobs)))
         print("the lock files match the wheels")
         return 0
-    header = "# Written by scripts/evidence.py (make evidence); do not edit. Outcomes per wheel version.\n"
+    header = "# Written by `atlas evidence` (make evidence); do not edit. Outcomes per wheel version.\n"
     LOCK.write_text(header + yaml.safe_dump(lock, sort_keys=False, allow_unicode=True, width=200), encoding="utf-8")
     for v in cfg.versions:
         surface_path(v).parent.mkdir(parents=True, exist_ok=True)
@@ -203,15 +209,3 @@ def check() -> int:
         return 1
     print("the lock files match the data (probes, identifiers, error messages, surfaces)")
     return 0
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--verify", action="store_true", help="fail if any outcome differs from the lock file")
-    ap.add_argument("--check", action="store_true", help="only compare the lock file with the probes (no download)")
-    args = ap.parse_args()
-    return check() if args.check else run(args.verify)
-
-
-if __name__ == "__main__":
-    sys.exit(cli.run(main))

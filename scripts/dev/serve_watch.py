@@ -3,7 +3,7 @@
 In:  a repository directory (the real one or a copy), a port, optionally one language.
 Out: ``Serve`` (a running ``mkdocs serve`` whose output is collected) and
      ``edit_to_refresh``: seconds from saving an edit to the served page showing it.
-Used by ``scripts/bench.py`` (edit-to-refresh figure) and ``tests/test_serve.py``.
+Used by ``scripts/dev/bench.py`` (edit-to-refresh figure) and ``tests/test_serve.py``.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ class Serve:
     def __init__(self, repo: Path, port: int, lang: str | None = None):
         env = {**os.environ, "DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
         env.pop("SITE_URL", None)
+        env["PYTHONPATH"] = str(Path(repo) / "scripts")   # the plugin and pipeline of this repository (copy)
         if lang:
             env["ATLAS_SERVE_LANG"] = lang
         self.url = f"http://127.0.0.1:{port}/"

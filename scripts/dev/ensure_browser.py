@@ -24,7 +24,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 
 def chromium() -> str | None:
     """The Chromium the tests and benchmarks drive: $CHROMIUM, /usr/bin/chromium, or `chromium` on PATH.
-    The one place that says where the browser is (tests/test_browser.py and scripts/bench.py import it)."""
+    The one place that says where the browser is (tests/test_browser.py and scripts/dev/bench.py import it)."""
     path = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     return path if os.path.exists(path) else shutil.which("chromium")
 

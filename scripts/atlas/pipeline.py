@@ -1,0 +1,138 @@
+"""The pipeline run for MkDocs, called by the plugin (``plugin.py``).
+
+In:  the plugin's state dict (``site_url``, ``langs``, ``building``) and MkDocs' site directory.
+Out: the generated pages under ``docs/`` (once per data fingerprint, so mkdocs-static-i18n's
+     four language builds generate once); after the last language is built, the files MkDocs
+     does not build: the JSON API, the Atom feeds, the search index (not under ``mkdocs
+     serve``), one 404 page per language, the redirect pages of renamed ids and robots.txt.
+
+Everything runs in this process, in order: load -> validate -> enrich -> render -> write.
+"""
+from __future__ import annotations
+
+import gc
+import hashlib
+import logging
+from pathlib import Path
+from typing import NamedTuple
+
+from . import api, feed, i18n, search_index
+from .enrich import Atlas, enrich
+from .langs import LANGS, SOURCE
+from .load import DATA, RawData, load
+from .problems import DataError
+from .render import DEFAULT_SITE_URL, TEMPLATES, hand_written, render_all, write_pages
+from .urls import url_for
+from .validate import validate
+
+log = logging.getLogger("mkdocs.plugins.atlas")
+PACKAGE = Path(__file__).resolve().parent
+
+
+def fingerprint(site_url: str = "") -> str:
+    """Changes when the data, the templates or the site URL change (the pages are then generated again)."""
+    h = hashlib.sha256(site_url.encode())
+    for p in sorted(DATA.rglob("*.yaml")) + sorted(DATA.rglob("*.txt")) + sorted(TEMPLATES.glob("*.j2")):
+        h.update(str(p).encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+class Built(NamedTuple):
+    atlas: Atlas
+    pages: dict[str, str]   # {"<lang>/<path>.md": Markdown}
+    api_files: dict         # {"<name>.json": JSON-able}
+
+
+def pipeline(raw: RawData | None = None, langs=LANGS, site_url: str = DEFAULT_SITE_URL) -> Built:
+    """(load ->) validate -> enrich -> render, in memory: (the facts, ``{"<lang>/<path>.md": Markdown}``
+    for ``langs``, the JSON API files). ``raw`` is load's output (default: ``load()`` of data/).
+    Raises ``DataError`` (each problem ``file: id: field: message``) for any bad input; nothing is
+    written, so the last good site stays."""
+    fb = validate(raw if raw is not None else load())
+    missing = [str(p) for p in i18n.absent(fb)]
+    if missing:
+        raise DataError(missing)
+    atlas = enrich(fb)
+    pages = render_all(atlas, langs, site_url)
+    try:
+        api_files = api.build(atlas, site_url)
+    except Exception as exc:  # noqa: BLE001 - a clean message, never a traceback
+        raise DataError([f"data/releases/*.yaml: -: api: {type(exc).__name__}: {exc}"]) from None
+    return Built(atlas, pages, api_files)
+
+
+def generate(state: dict) -> Atlas:
+    """Run the pipeline if the data or templates changed since the last run, and write the pages.
+
+    In a build, what the pipeline leaves (the facts, the pages) lives until the process exits;
+    ``gc.freeze()`` takes it out of the collector's view, so that MkDocs' four language builds
+    do not scan it again at every collection (0.3-0.5 s a build, BENCHMARKS.md). Not under
+    ``mkdocs serve``, whose rebuilds would pile up frozen objects."""
+    site_url = state.get("site_url") or DEFAULT_SITE_URL
+    fp = fingerprint(site_url)
+    if state.get("fingerprint") != fp:
+        langs = tuple(state.get("langs") or LANGS)   # `make serve SERVE_LANG=ru` renders one language
+        atlas, pages, api_files = pipeline(None, langs, site_url)   # raises DataError: the build stops, site/ untouched
+        written, removed = write_pages(pages, langs=langs)
+        log.info(f"atlas: {written} generated pages written, {removed} removed")
+        state.update(fingerprint=fp, atlas=atlas, api_files=api_files)
+        if state.get("building"):
+            gc.freeze()
+    return state["atlas"]
+
+
+def write_outputs(state: dict, site_dir: Path) -> None:
+    """After the last language's build: the files MkDocs does not build, into ``site_dir``."""
+    atlas, site_url = state["atlas"], state.get("site_url") or DEFAULT_SITE_URL
+    api.write(state["api_files"], site_dir / "api" / "v1")
+    feed.write(atlas, site_dir, site_url)
+    write_404s(state, site_dir)
+    write_redirects(atlas, site_dir)
+    write_robots(site_dir, state.get("site_url"))
+    if state.get("building"):   # `mkdocs serve` leaves the search index out (README "make serve")
+        sizes = search_index.write(search_index.encode(atlas), site_dir / "search")
+        log.info("atlas: search index written to %s (%s)", site_dir / "search",
+                 ", ".join(f"{lang} {n // 1024} KB" for lang, n in sizes.items()))
+
+
+def ui_string(state: dict, lang: str, key: str) -> str:
+    ui = state["atlas"].fb.ui
+    return ui.get(lang, ui[SOURCE])[key]
+
+
+_REDIRECT = """<!doctype html>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{new}</title>
+<link rel="canonical" href="{href}"><meta name="robots" content="noindex">
+<meta http-equiv="refresh" content="0; url={href}">
+<script>location.replace("{href}" + location.hash)</script></head>
+<body><p><a href="{href}">{href}</a></p></body></html>
+"""
+
+
+def write_redirects(atlas: Atlas, site_dir: Path) -> None:
+    """``/<lang>/changes/<old>/`` -> ``../<new>/`` for every renamed id in the ledger, in every language."""
+    for old, new in (atlas.fb.ledger.get("redirects") or {}).items():
+        for lang in LANGS:
+            target = site_dir / url_for(lang, f"changes/{old}/index.html").lstrip("/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(_REDIRECT.format(lang=lang, new=new, href=f"../{new}/"), encoding="utf-8")
+
+
+def write_404s(state: dict, site_dir: Path) -> None:
+    """Each language's 404 at ``<lang>/404.html``; the source language's stays at the root."""
+    for lang, html in state.get("404", {}).items():
+        target = site_dir / url_for(lang, "404.html").lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(html, encoding="utf-8")
+
+
+def write_robots(site_dir: Path, site_url: str | None) -> None:
+    """robots.txt allowing everything and naming the sitemap (absolute, from site_url)."""
+    lines = ["User-agent: *", "Allow: /"]
+    if site_url:
+        lines.append(f"Sitemap: {site_url.rstrip('/')}/sitemap.xml")
+    (site_dir / "robots.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+__all__ = ["fingerprint", "generate", "hand_written", "pipeline", "ui_string", "write_outputs"]

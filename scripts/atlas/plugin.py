@@ -1,0 +1,125 @@
+"""The MkDocs plugin (``plugins: [atlas]`` in mkdocs.yml): dispatches to the pipeline, holds no logic.
+
+on_startup       notes whether this is `mkdocs serve` (no search index; code edits reload the pipeline)
+on_serve         a failed rebuild keeps serving the last good pages; docs/ is watched without the generated pages
+on_config        the pipeline (pipeline.generate): load -> validate -> enrich -> render -> docs/<lang>/...,
+                 early, so a data error stops the build before anything is written
+on_env           UI strings for the theme templates (404, Open Graph tags)
+on_post_template keeps each language's 404 page
+on_post_build    after the last language (mkdocs-static-i18n builds the others inside its own
+                 on_post_build, so ours runs once per language and the outermost one last): the
+                 JSON API, the feeds, the search index, 404s, redirects, robots.txt (pipeline.write_outputs)
+
+A data error becomes MkDocs' ``PluginError`` with the validator's lines: no traceback, and
+``atlas build`` keeps the last good site.
+"""
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+from pathlib import Path
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.exceptions import Abort, PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+
+from .langs import SOURCE
+
+log = logging.getLogger("mkdocs.plugins.atlas")
+PACKAGE = Path(__file__).resolve().parent
+
+
+class AtlasConfig(Config):
+    #: one language only (``make serve SERVE_LANG=ru``); mkdocs.yml passes $ATLAS_SERVE_LANG
+    serve_lang = c.Optional(c.Type(str))
+
+
+def _code_stamp() -> tuple:
+    """Changes when a module of the pipeline is edited."""
+    return tuple(sorted((p.name, p.stat().st_mtime_ns) for p in PACKAGE.glob("*.py")))
+
+
+class AtlasPlugin(BasePlugin[AtlasConfig]):
+    def __init__(self):
+        self.state: dict = {}
+        self.serving = False
+        self.depth = 0          # builds in progress: the outer one and mkdocs-static-i18n's nested ones
+        self.stamp = _code_stamp()
+        self.steps = importlib.import_module("atlas.pipeline")
+
+    def _reload_if_edited(self) -> None:
+        """Under `mkdocs serve`, an edited module of the pipeline takes effect at the next rebuild:
+        the pipeline's modules are imported again and the pages generated again."""
+        stamp = _code_stamp()
+        if stamp == self.stamp:
+            return
+        keep = {"atlas", __name__}
+        for name in [n for n in sys.modules if n.startswith("atlas.") and n not in keep]:
+            del sys.modules[name]
+        self.steps = importlib.import_module("atlas.pipeline")
+        self.stamp, self.state = stamp, {"404": self.state.get("404", {})}
+        log.info("atlas: pipeline code changed; reloaded")
+
+    def _guarded(self, step, *args):
+        try:
+            return step(*args)
+        except self.steps.DataError as exc:   # a clean message, no traceback; the build stops
+            raise PluginError(str(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - still a message, never a traceback; the build stops
+            raise PluginError(f"the fact pipeline failed: {type(exc).__name__}: {exc}") from None
+
+    def on_startup(self, *, command, dirty):
+        self.serving = command == "serve"
+
+    def on_serve(self, server, *, config, builder):
+        """A rebuild that fails (bad data) leaves the last good pages served instead of a stuck server."""
+        def build_or_keep_last_good(config=None):
+            try:
+                builder(config)
+            except Abort:  # mkdocs has printed the validator's message
+                self.depth = 0
+                log.error("atlas: the last good pages are still served; fix the data and save again")
+
+        server.builder = build_or_keep_last_good
+        # Watching all of docs/ would see the pages the pipeline writes there and build every edit
+        # twice; watch the hand-written files instead (data/, scripts/, overrides/ are in `watch:`).
+        server.unwatch(config.docs_dir)
+        for path in self.steps.hand_written(Path(config.docs_dir)):
+            server.watch(str(path))
+        return server
+
+    def on_config(self, config):
+        if self.depth:          # a nested language build: the pipeline already ran for this build
+            return config
+        if self.serving:
+            self._reload_if_edited()
+        lang = self.config.serve_lang
+        self.state["langs"] = (lang,) if lang else None
+        self.state["site_url"] = config.site_url   # absolute URLs (copy link, API, feeds) follow the deployment path
+        self.state["building"] = not self.serving
+        self._guarded(self.steps.generate, self.state)
+        return config
+
+    def on_pre_build(self, *, config):
+        self.depth += 1
+
+    def on_build_error(self, *, error):
+        self.depth = 0
+
+    def on_env(self, env, *, config, files):
+        env.globals["atlas_ui"] = lambda lang, key: self.steps.ui_string(self.state, lang, key)
+        env.globals["url_for"] = self.steps.url_for   # url_for(lang, "changes/x/") -> "/zh/changes/x/"
+        return env
+
+    def on_post_template(self, output_content, *, template_name, config):
+        if template_name == "404.html":
+            self.state.setdefault("404", {})[str(config.theme.get("language") or SOURCE)] = output_content
+        return output_content
+
+    @event_priority(-200)   # after mkdocs-static-i18n (-100), whose on_post_build builds the other languages
+    def on_post_build(self, *, config):
+        self.depth -= 1
+        if self.depth == 0:
+            self._guarded(self.steps.write_outputs, self.state, Path(config.site_dir))
