@@ -47,6 +47,14 @@ def atlas(factbase):
     return enrich(factbase)
 
 
+@pytest.fixture(scope="session")
+def real_pages(atlas) -> dict[str, dict[str, str]]:
+    """Every generated page of every language, rendered in memory: {lang: {"<lang>/<path>.md": Markdown}}."""
+    from atlas.render import Renderer
+
+    return {lang: Renderer(atlas, lang).pages() for lang in LANGS}
+
+
 @pytest.fixture
 def data_copy(tmp_path) -> Path:
     """A writable copy of data/, for tests that break it on purpose."""

@@ -7,6 +7,8 @@ glossary itself.
 """
 from __future__ import annotations
 
+import html
+import re
 import shutil
 
 import pytest
@@ -82,6 +84,66 @@ def test_an_avoided_rendering_is_flagged(factbase, lang, text, concept):
 ])
 def test_the_rendering_to_use_and_code_are_not_flagged(factbase, lang, text):
     assert not glossary_hits(factbase.glossary, lang, text)
+
+
+@pytest.mark.parametrize("lang,text,concept", [
+    # the drift a second review found, one rendering per concept (the English word included)
+    ("zh", "升级前先备份分布式 checkpoint。", "checkpoint"),
+    ("zh", "在 CUDA graph 录制期间调用会失败。", "graph-capture"),
+    ("zh", "新的快路径默认开启。", "fast-path"),
+    ("zh", "梯度累加的结果不同。", "accumulation"),
+    ("zh", "每个次要版本都会移除一些接口。", "minor-version"),
+    ("zh", "印度尼西亚语的说明文章", "indonesian"),
+    ("zh", "下载对应的 wheel 包。", "wheel"),
+    ("ru", "В отчёте о релизе сказано иначе.", "report"),
+    ("ru", "Переконфигурация группы процессов на месте.", "reconfiguration"),
+    ("ru", "Собственные реализации операций для MPS.", "native"),
+    ("id", "Jejak tumpukan menunjuk ke baris ini.", "stack-trace"),
+    ("id", "Pustaka ini tidak lagi dibangun.", "library"),
+    ("id", "Seminar daring tentang rilis ini.", "webinar"),
+    ("id", "Inilah apa yang rusak di rilis ini.", "breaking-change"),
+])
+def test_the_reviewed_drift_is_flagged(factbase, lang, text, concept):
+    assert concept in {c for c, _, _ in glossary_hits(factbase.glossary, lang, text)}
+
+
+PLANTED = {   # lang -> (translation file, key, text with drift; UI key, its drifted value)
+    "zh": ("215-dcp-strides.title", "旧版分布式 checkpoint 无法读取新格式", "nav.breaking", "不兼容变更"),
+    "ru": ("215-dcp-strides.title", "Отчёт о контрольных точках", "nav.breaking", "Ломающие изменения"),
+    "id": ("215-cxx20.title", "Extension native memerlukan C++20", "col.file", "Berkas"),
+}
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_a_planted_drift_in_a_translation_and_a_ui_string_is_reported_in_each_language(data_copy, lang):
+    key, text, ui_key, ui_value = PLANTED[lang]
+    tr = data_copy / "translations" / lang / "releases" / "2.15.yaml"
+    table = yaml.safe_load(tr.read_text(encoding="utf-8"))
+    table[key]["text"] = text
+    tr.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    ui_path = data_copy / "i18n" / f"{lang}.yaml"
+    ui = yaml.safe_load(ui_path.read_text(encoding="utf-8"))
+    assert ui_key in ui
+    ui[ui_key] = ui_value
+    ui_path.write_text(yaml.safe_dump(ui, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    found = {p.key for p in i18n.problems(validate(load(data_copy)), [lang]) if p.kind == "glossary"}
+    assert {key, f"ui:{ui_key}"} <= found, found
+
+
+def _prose(markdown_page: str) -> str:
+    """A generated page as a reader sees it: no front matter, code, tags or quoted source text."""
+    body = markdown_page.split("-->", 1)[-1]
+    body = re.sub(r"<code>.*?</code>|`[^`\n]*`", "X", body)
+    body = re.sub(r"“[^”]*”|«[^»]*»", "X", body)   # a quoted locator is the source's own words
+    return html.unescape(re.sub(r"<[^>]+>", " ", body))
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_generated_page_uses_the_glossary(real_pages, factbase, lang):
+    """Templates, UI strings and fact texts together, as each generated page of ``lang`` shows them."""
+    bad = {path: hits for path, md in real_pages[lang].items()
+           if (hits := glossary_hits(factbase.glossary, lang, _prose(md)))}
+    assert len(real_pages[lang]) > 50 and not bad, bad
 
 
 def test_an_avoided_rendering_in_a_translation_and_a_ui_string_is_reported(data_copy):

@@ -13,7 +13,6 @@ from atlas.i18n import fullwidth_hits
 from atlas.langs import LANGS, TRANSLATED
 from atlas.load import load
 from atlas.problems import DataError
-from atlas.render import Renderer
 from atlas.text import (
     Quantity,
     bare_numbers,
@@ -178,11 +177,6 @@ def test_figures_use_the_locales_number_and_unit(factbase, lang, unit, value, up
     assert format_quantity(Quantity(value, factbase.ui[lang][f"unit.{unit}"], upper), lang) == expected
 
 
-@pytest.fixture(scope="module")
-def real_pages(atlas):
-    return {lang: Renderer(atlas, lang).pages() for lang in ("en", "ru", "zh")}
-
-
 @pytest.mark.parametrize("lang,page,expected,wrong", [
     ("en", "changes/215-mps-qr.md", f"1.5{NB}ms", "1.5ms"),
     ("ru", "changes/215-mps-qr.md", f"1,5{NB}мс", "1,5ms"),
@@ -247,7 +241,8 @@ def _zh_prose(markdown_page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", " | ", body))
 
 
-@pytest.mark.parametrize("kind", ["changes", "releases", "upgrade", "faq", "breaking", "errors", "index.md"])
+@pytest.mark.parametrize("kind", ["changes", "releases", "upgrade", "faq", "breaking", "errors", "sources", "index.md",
+                                  "api.md"])
 def test_generated_zh_pages_use_full_width_punctuation(real_pages, kind):
     """Templates put ：（）“”、 between UI strings and values in Chinese (text.PUNCTUATION)."""
     found = {path: fullwidth_hits(_zh_prose(md)) for path, md in real_pages["zh"].items()
@@ -258,3 +253,20 @@ def test_generated_zh_pages_use_full_width_punctuation(real_pages, kind):
 def test_punctuation_between_ui_strings_follows_the_locale(real_pages):
     zh, en = real_pages["zh"]["zh/releases/2.15.md"], real_pages["en"]["en/releases/2.15.md"]
     assert "（“" in zh and "”）" in zh and " («" in en and "»)" in en
+
+
+def test_russian_run_in_labels_end_with_a_period_before_a_sentence(real_pages):
+    """«Исправление: Запустите…» reads wrong in Russian: a colon takes a lower-case word. A label
+    before a whole sentence ends with a period instead (text.PUNCTUATION["ru"]["label"])."""
+    pages = real_pages["ru"]
+    labelled = [md for md in pages.values() if "<strong>Исправление</strong>" in md]
+    assert labelled, "no breaking table shows a fix step"
+    bad = sorted({m for md in pages.values() for m in re.findall(r"[а-яё]</strong>: [А-ЯЁ]\w*", md)})
+    assert not bad, bad
+
+
+def test_chinese_dates_sit_in_the_sentence_without_spaces(real_pages):
+    """"于 2026年9月1日 发布" puts Latin-style spaces around a date inside Chinese prose."""
+    spaced = re.compile(r"[\u4e00-\u9fff] \d{4}年\d{1,2}月\d{1,2}日|\d{4}年\d{1,2}月\d{1,2}日 [\u4e00-\u9fff]")
+    bad = {path: spaced.findall(_zh_prose(md)) for path, md in real_pages["zh"].items()}
+    assert not {p: h for p, h in bad.items() if h}

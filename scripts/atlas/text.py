@@ -86,10 +86,13 @@ def format_moment(value: dt.datetime, lang: str, tz: str | None = None) -> str:
 #: Punctuation that templates put between UI strings and values. Chinese uses full-width
 #: marks with no space around them and “” quotes; the other languages ASCII marks and «».
 PUNCTUATION = {
-    "zh": {"sp": "", "lp": "（", "rp": "）", "colon": "：", "semi": "；", "comma": "、", "lq": "“", "rq": "”", "period": "。",
-           "date_time": " "},
-    None: {"sp": " ", "lp": "(", "rp": ")", "colon": ": ", "semi": "; ", "comma": ", ", "lq": "«", "rq": "»", "period": ".",
-           "date_time": ", "},
+    "zh": {"sp": "", "lp": "（", "rp": "）", "colon": "：", "semi": "；", "comma": "、", "clause": "，", "lq": "“", "rq": "”", "period": "。",
+           "date_time": " ", "label": "："},
+    #: a run-in label before a whole sentence: Russian writes "Исправление. Запустите…", not a colon and a capital
+    "ru": {"sp": " ", "lp": "(", "rp": ")", "colon": ": ", "semi": "; ", "comma": ", ", "clause": ", ", "lq": "«", "rq": "»",
+           "period": ".", "date_time": ", ", "label": ". "},
+    None: {"sp": " ", "lp": "(", "rp": ")", "colon": ": ", "semi": "; ", "comma": ", ", "clause": ", ", "lq": "«", "rq": "»", "period": ".",
+           "date_time": ", ", "label": ": "},
 }
 
 
