@@ -187,3 +187,42 @@ def test_without_the_articles_atlas_provenance_fails_loudly_under_ci(tiny, tmp_p
 ])
 def test_locale_forms(value, locator, found):
     assert found_in(value, [locator]) is found
+
+
+# --- near-copies of the source articles (atlas/nearcopy.py), on articles these tests write ---------
+NEAR_ARTICLE = ("Разработчики переписали бэкенд целиком и теперь он принимает группы процессов на лету, "
+                "а старый код продолжает работать без изменений в большинстве случаев.")
+
+
+def _near(text: str, others: list[str]):
+    """Copies found in a one-language fact base: ``text`` and ``others`` as ru translations."""
+    from types import SimpleNamespace
+
+    from atlas import nearcopy
+
+    items = [SimpleNamespace(key=f"x{i}.summary", en="English.") for i in range(len(others) + 1)]
+    translations = {"ru": {t.key: (SimpleNamespace(text=s), "data/translations/ru/x.yaml")
+                           for t, s in zip(items, [text, *others])}}
+    fb = SimpleNamespace(texts=items, translations=translations,
+                         sources=SimpleNamespace(sources=[SimpleNamespace(id="ru-a", language="ru")]))
+    return nearcopy.find(fb, {"ru-a": NEAR_ARTICLE})
+
+
+OTHERS = ["Версия меняет формат файлов.", "Компиляция требует новый драйвер.", "Профилировщик пишет трассу."]
+
+
+def test_a_sentence_that_follows_the_article_is_a_near_copy_and_named():
+    found = _near("Разработчики переписали бэкенд целиком, теперь он принимает группы процессов на лету.", OTHERS)
+    assert [c.key for c in found] == ["x0.summary"]
+    assert "near-copy of ru-a" in str(found[0]) and "data/translations/ru/x.yaml: x0.summary: text:" in str(found[0])
+    assert any("групп процесс" in g for g in found[0].shared)
+
+
+def test_own_words_for_the_same_fact_are_not_a_near_copy():
+    assert not _near("Бэкенд написан заново; группы процессов теперь можно менять во время работы.", OTHERS)
+
+
+def test_wording_many_of_our_own_texts_share_is_vocabulary_not_a_copy():
+    """An n-gram more than df_max of our texts use (a term of the site) does not count as copied."""
+    copy = "Разработчики переписали бэкенд целиком, теперь он принимает группы процессов на лету."
+    assert _near(copy, OTHERS) and not _near(copy, [copy] * 4)

@@ -85,7 +85,15 @@ def cmd_provenance(args) -> int:
     r = fb.provenance
     print(f"{r.locators} locators found verbatim; {r.values} values found in their locators "
           f"({r.exempt} more marked inferred, with the derivation stated)")
-    return 0
+    from . import nearcopy
+    from .provenance import Report, read_articles
+
+    copies = nearcopy.find(fb, read_articles(fb.sources, fb.sources_file, Path(sources), Report()))
+    for c in copies:
+        print(c)
+    compared = len(nearcopy.candidates(fb))
+    print(f"{compared} translated texts compared with the article in their language: {len(copies)} near-copies")
+    return 1 if copies else 0
 
 
 def cmd_evidence(args) -> int:
