@@ -698,7 +698,7 @@ def scan(rules, paths, frm, to, lang):
     index = Index(rules, frm, to)
     findings, skipped, files, lines = [], [], 0, 0
     for path in iter_files(paths):
-        shown = path.replace(os.sep, "/")
+        shown = os.path.normpath(path).replace(os.sep, "/")
         text, reason = read_source(path)
         if text is None:
             skipped.append({"path": shown, "reason": reason})
