@@ -414,7 +414,7 @@ def ruff_config(rules: dict, to_version: str, from_version: Optional[str] = None
     from_version = from_version or releases[0]
     banned: dict[str, str] = {}
     for r in rules["rules"]:
-        if r["kind"] != "name" or not _applies(r, from_version, to_version):
+        if r["kind"] != "name" or not _applies(r, from_version, to_version) or r["severity"] != "breaks":
             continue
         for t in r["targets"]:
             msg = f"{r['title']['en']} ({r['severity']}, torch {r['introduced_in']}). {r['fix']['en'] if r['fix'] else ''}".strip()
