@@ -311,12 +311,15 @@ class Analyzer:
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value, scope)
             return base + "." + node.attr if base else None
-        if isinstance(node, ast.Call) and len(node.args) == 2 and not node.keywords and isinstance(node.func, ast.Name):
-            if self.lookup(node.func.id, scope) == "builtins.getattr":
-                a1 = node.args[1]
-                if isinstance(a1, ast.Constant) and isinstance(a1.value, str):
-                    base = self.resolve(node.args[0], scope)
-                    return base + "." + a1.value if base else None
+        return None
+
+    def resolve_getattr(self, node, scope):
+        """getattr(torch, "qr") -> torch.qr (two arguments: with a default it is a probe)."""
+        if len(node.args) == 2 and not node.keywords and isinstance(node.args[0], (ast.Name, ast.Attribute)):
+            a1 = node.args[1]
+            if isinstance(a1, ast.Constant) and isinstance(a1.value, str):
+                base = self.resolve(node.args[0], scope)
+                return base + "." + a1.value if base else None
         return None
 
     def check_name(self, q, node):
@@ -609,7 +612,7 @@ class Analyzer:
                     if r["how"] == "del" and node.args[0].value == r["target"]:
                         self.emit_node(r, node, 'del sys.modules["%s"]' % r["target"])
             if q == "builtins.getattr":
-                gq = self.resolve(node, scope)
+                gq = self.resolve_getattr(node, scope)
                 if gq:
                     self.check_name(gq, node)
         if isinstance(func, ast.Attribute) and func.attr in self.ix.method:
@@ -1036,6 +1039,10 @@ def check_env(rules, env, to, lang):
     return items
 
 
+#: A line of pip freeze or a requirements file (no quotes, no spaced single '=': not code).
+REQ_LINE = r"^(?:-e\s+\S+|--[\w-]+.*|[A-Za-z0-9][\w.\-]*(?:\[[\w,\s-]*\])?\s*(?:===|==|>=|<=|~=|!=|<|>|=(?=\d)|@)\s*[\w.*+!<>=,~ -]+)$"
+
+
 def detect_kind(text):
     """'env' for a paste of tool output or a package list, 'code' for Python source."""
     markers = (r"^PyTorch version:", r"NVIDIA-SMI \d", r"Driver Version\s*:", r"^ProductVersion:", r"HSA System Attributes",
@@ -1045,7 +1052,7 @@ def detect_kind(text):
     lines = [x.strip() for x in text.splitlines() if x.strip() and not x.strip().startswith("#")]
     if not lines:
         return "code"
-    req = sum(1 for x in lines if re.match(r"^(?:-e\s+|--[\w-]+|[A-Za-z0-9][\w.\-]*(?:\[[\w,\s-]*\])?\s*(?:[=<>!~]=?|@)\s*\S+$)", x))
+    req = sum(1 for x in lines if re.match(REQ_LINE, x))
     return "env" if req * 2 > len(lines) else "code"
 
 
