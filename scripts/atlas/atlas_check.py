@@ -36,7 +36,7 @@ RULES = None
 SCHEMA_VERSION = 1
 TOOL = "atlas-check"
 EXIT_OK, EXIT_NOTES, EXIT_BREAKS, EXIT_USAGE = 0, 1, 2, 3
-SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", "node_modules",
+SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", ".tox", ".nox", "node_modules",
              "site-packages", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs"}
 PIN_FILES = ("requirements*.txt", "pyproject.toml", "setup.cfg", "environment.yml", "environment.yaml")
 BUILTINS = {"getattr", "isinstance", "issubclass"}
