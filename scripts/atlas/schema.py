@@ -158,6 +158,37 @@ class Probe(Strict):
         return self
 
 
+class CheckArg(Strict):
+    """One argument condition of a ``call`` check: the argument named ``keyword`` (or passed at
+    ``position``) must be in one of the states ``when`` lists. ``missing``: not passed (or
+    ``None``); ``dynamic``: an expression whose value the checker cannot know; ``literal``: any
+    literal; ``value``: the string ``value`` (a ``"cuda:nccl,cpu:gloo"`` list counts when one of
+    its parts is the value). ``value`` may be a ``{value-key}`` reference like ``Check.target``."""
+
+    keyword: str
+    position: Optional[int] = Field(default=None, ge=0)
+    when: list[Literal["missing", "dynamic", "literal", "value"]] = Field(min_length=1)
+    value: Optional[str] = None
+
+
+class Check(Strict):
+    """What the code checker (``scripts/atlas/rules.py``) looks for, where the change's values do
+    not say it already (a removed ``old`` name, a removed ``param`` and the rollback switches
+    become rules by themselves). ``target`` is a dotted name, a method name, a string or a
+    ``{value-key}`` / ``{change-id.value-key}`` reference to a value, so nothing is typed twice.
+
+    Kinds: ``call`` a call of ``target`` whose arguments meet every ``args`` condition;
+    ``method`` a call of a method named ``target`` on any object that is not a non-torch import;
+    ``isinstance`` an isinstance/issubclass test against the class ``target``; ``reload`` code
+    that runs a module's body again (the value ``importlib.reload(torch)`` or
+    ``del sys.modules["torch"]``); ``name`` any use of the dotted name ``target``."""
+
+    kind: Literal["call", "method", "isinstance", "reload", "name"]
+    target: str = Field(min_length=1)
+    args: list[CheckArg] = []
+    severity: Optional[Literal["breaks", "behavior", "deprecated-switch", "platform"]] = None
+
+
 class Change(Strict):
     id: str = Field(pattern=FACT_ID)
     type: ChangeType
@@ -174,6 +205,8 @@ class Change(Strict):
     figure: Optional[Figure] = None
     notes: list[Note] = []
     probes: list[Probe] = []
+    #: code-checker matchers (rules.py); tooling, not a fact: left out of dumps, so feed hashes stay
+    check: list[Check] = Field(default=[], exclude=True)
     sources: list[Cite] = Field(min_length=1)
 
     @property

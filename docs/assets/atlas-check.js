@@ -1,0 +1,1024 @@
+/* atlas-check.js: the Release Atlas checker for the browser (/check/) and node.
+ *
+ * The same rules JSON and the same findings as scripts/atlas/atlas_check.py (which parses with
+ * Python's ast); here a tokenizer (comments, every string form including triple-quoted and
+ * f-strings, line continuation, brackets) feeds a statement tree and the same binding model:
+ * imports with aliases, `x = a.b` aliases, locals of functions, lambdas and comprehensions,
+ * class bodies, the except/None rule for optional imports, star imports. tests/test_check_js.py
+ * runs the shared corpus through both and fails on any difference.
+ *
+ * API: AtlasCheck.checkCode(rules, text, {from, to, lang, path}) -> {findings, skipped}
+ *      AtlasCheck.checkEnv(rules, text, {to, lang}) -> {from, to, torch, upgrade_url, items}
+ *      AtlasCheck.detectKind(text) -> "code" | "env"
+ * No dependencies; a global `AtlasCheck` in the browser, module.exports in node.
+ */
+(function (root) {
+  "use strict";
+
+  var BUILTINS = { getattr: 1, isinstance: 1, issubclass: 1 };
+  var KEYWORDS = ("False None True and as assert async await break class continue def del elif else except " +
+    "finally for from global if import in is lambda nonlocal not or pass raise return try while with yield").split(" ");
+  var KW = {};
+  KEYWORDS.forEach(function (k) { KW[k] = 1; });
+
+  function vkey(v) { var p = String(v).split("."); return [parseInt(p[0], 10), parseInt(p[1], 10)]; }
+  function vcmp(a, b) { var x = vkey(a), y = vkey(b); return x[0] - y[0] || x[1] - y[1]; }
+
+  function releaseOf(version, releases) {
+    var m = /^\s*v?(\d+)\.(\d+)/.exec(version || "");
+    if (!m) return [null, "not a version: " + version];
+    var rel = m[1] + "." + m[2];
+    if (releases.indexOf(rel) >= 0) return [rel, ""];
+    if (vcmp(rel, releases[0]) < 0) return [releases[0], version + " is older than the oldest release known here (" + releases[0] + ")"];
+    return [null, version + " is not a release known here (" + releases.join(", ") + ")"];
+  }
+
+  function ruleSeverity(rule, frm, to) {
+    var hit = vcmp(frm, rule.introduced_in) < 0 && vcmp(rule.introduced_in, to) <= 0;
+    if (!hit && !(rule.removed_in && vcmp(frm, rule.removed_in) < 0 && vcmp(rule.removed_in, to) <= 0)) return null;
+    if (rule.removed_in && vcmp(to, rule.removed_in) >= 0) return "breaks";
+    return rule.severity;
+  }
+
+  function escapeRe(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
+
+  function Index(rules, frm, to) {
+    var ix = this;
+    ix.name = []; ix.call = {}; ix.param = {}; ix.isinst = {}; ix.method = {}; ix.keyword = {}; ix.key = {};
+    ix.strings = []; ix.env = []; ix.reload = []; ix.severity = {};
+    var words = {};
+    function add(table, k, r) { (table[k] = table[k] || []).push(r); }
+    rules.rules.forEach(function (r) {
+      var sev = ruleSeverity(r, frm, to);
+      if (sev === null) return;
+      ix.severity[r.id] = sev;
+      var last = function (t) { return t.split(".").pop(); };
+      if (r.kind === "name") r.targets.forEach(function (t) { ix.name.push([t, r]); words[last(t)] = 1; });
+      else if (r.kind === "call" || r.kind === "param" || r.kind === "isinstance") {
+        var table = r.kind === "call" ? ix.call : r.kind === "param" ? ix.param : ix.isinst;
+        r.targets.forEach(function (t) { add(table, t, r); words[last(t)] = 1; });
+      } else if (r.kind === "method") { add(ix.method, r.target, r); words[r.target] = 1; }
+      else if (r.kind === "keyword") { add(ix.keyword, r.target, r); words[r.target] = 1; }
+      else if (r.kind === "string") { if (r.key) add(ix.key, r.target, r); ix.strings.push(r); words[r.target] = 1; }
+      else if (r.kind === "env") { ix.env.push(r); words[r.target] = 1; }
+      else if (r.kind === "reload") { ix.reload.push(r); words[r.how === "del" ? "modules" : "reload"] = 1; }
+    });
+    ix.prefixes = {};
+    var addPrefixes = function (t) { var p = t.split("."); for (var i = 1; i <= p.length; i++) ix.prefixes[p.slice(0, i).join(".")] = 1; };
+    ix.name.forEach(function (x) { addPrefixes(x[0]); });
+    [ix.call, ix.param, ix.isinst].forEach(function (tb) { Object.keys(tb).forEach(addPrefixes); });
+    var ws = Object.keys(words).sort();
+    ix.pattern = ws.length ? new RegExp(ws.map(escapeRe).join("|")) : null;
+  }
+
+  function valueMatch(s, v, split) {
+    if (s === v) return true;
+    return !!split && s.split(/[,:]/).map(function (p) { return p.trim(); }).indexOf(v) >= 0;
+  }
+  function envMatch(s, v) { return s === v || new RegExp("(?<![A-Za-z0-9_])" + escapeRe(v) + "=").test(s); }
+
+  // ------------------------------------------------------------------------ tokenizer
+  function SyntaxErr(msg, line) { this.msg = msg; this.line = line; }
+
+  var NAME_RE = /[A-Za-z_\u00c0-\uffff][\w\u00c0-\uffff]*/y;
+  var NUM_RE = /(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?[jJlL]?)/y;
+  var OPS = ["**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "<>",
+    "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@=", "+", "-", "*", "/", "%", "@", "&", "|", "^", "~", "<", ">",
+    "(", ")", "[", "]", "{", "}", ",", ":", ".", ";", "=", "`", "!"];
+
+  function unescape(body, raw) {
+    if (raw) return body;
+    return body.replace(/\\(\n|\\|'|"|n|t|r|0|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)/g, function (m, c) {
+      if (c === "\n") return "";
+      if (c === "\\" || c === "'" || c === "\"") return c;
+      if (c === "n") return "\n"; if (c === "t") return "\t"; if (c === "r") return "\r"; if (c === "0") return "\0";
+      if (c[0] === "x" || c[0] === "u") return String.fromCharCode(parseInt(c.slice(1), 16));
+      return m;
+    });
+  }
+
+  function tokenize(text) {
+    var toks = [], i = 0, n = text.length, line = 1, lineStart = 0, depth = 0, stack = [];
+    var atLineStart = true, indent = 0;
+    function col(at) { return Array.from(text.slice(lineStart, at)).length + 1; }
+    while (i < n) {
+      var ch = text[i];
+      if (atLineStart) {
+        var j = i, w = 0;
+        while (j < n && (text[j] === " " || text[j] === "\t" || text[j] === "\f")) { w += text[j] === "\t" ? 8 - (w % 8) : 1; j++; }
+        if (j < n && (text[j] === "\n" || text[j] === "#" || text[j] === "\r")) { i = j; atLineStart = false; indent = -1; continue; }
+        indent = w; i = j; atLineStart = false; if (i >= n) break; ch = text[i];
+      }
+      if (ch === "\n") {
+        if (depth === 0 && indent >= 0 && toks.length && toks[toks.length - 1].t !== "NL") toks.push({ t: "NL", v: "", line: line, col: col(i) });
+        i++; line++; lineStart = i; if (depth === 0) atLineStart = true; continue;
+      }
+      if (ch === " " || ch === "\t" || ch === "\r" || ch === "\f") { i++; continue; }
+      if (ch === "#") { while (i < n && text[i] !== "\n") i++; continue; }
+      if (ch === "\\" && (text[i + 1] === "\n" || (text[i + 1] === "\r" && text[i + 2] === "\n"))) {
+        i += text[i + 1] === "\n" ? 2 : 3; line++; lineStart = i; continue;
+      }
+      var startLine = line, startCol = col(i);
+      var pm = /^([rRbBuUfF]{0,2})(['"])/.exec(text.slice(i, i + 4));
+      if (pm && (pm[1] === "" || /^(r|u|b|f|br|rb|fr|rf)$/i.test(pm[1]))) {
+        var prefix = pm[1].toLowerCase(), q = pm[2], k = i + pm[1].length, triple = text.substr(k, 3) === q + q + q;
+        if (prefix.indexOf("u") >= 0 && prefix.length > 1) throw new SyntaxErr("invalid string prefix", line);
+        var delim = triple ? q + q + q : q, p = k + delim.length, raw = prefix.indexOf("r") >= 0, fstr = prefix.indexOf("f") >= 0;
+        var brace = 0;
+        for (;;) {
+          if (p >= n) throw new SyntaxErr("unterminated string literal", startLine);
+          var c = text[p];
+          if (c === "\\") { if (text[p + 1] === "\n") { line++; lineStart = p + 2; } p += 2; continue; }
+          if (fstr && c === "{") { if (text[p + 1] === "{" && brace === 0) { p += 2; continue; } brace++; p++; continue; }
+          if (fstr && c === "}" && brace > 0) { brace--; p++; continue; }
+          if (brace > 0 && (c === "'" || c === "\"") && !text.startsWith(delim, p)) {   // a nested string in a replacement field
+            var e = p + 1; while (e < n && text[e] !== c && text[e] !== "\n") e++; p = e + 1; continue;
+          }
+          if (text.startsWith(delim, p) && brace === 0) break;
+          if (c === "\n") { if (!triple) throw new SyntaxErr("unterminated string literal", startLine); line++; lineStart = p + 1; }
+          p++;
+        }
+        var body = text.slice(k + delim.length, p);
+        toks.push({ t: "STR", v: fstr ? null : unescape(body, raw), bytes: prefix.indexOf("b") >= 0, f: fstr, line: startLine, col: startCol });
+        i = p + delim.length; continue;
+      }
+      NAME_RE.lastIndex = i;
+      var m = NAME_RE.exec(text);
+      if (m) { toks.push({ t: "NAME", v: m[0], line: line, col: startCol }); i += m[0].length; continue; }
+      if (/[0-9]/.test(ch) || (ch === "." && /[0-9]/.test(text[i + 1] || ""))) {
+        NUM_RE.lastIndex = i; m = NUM_RE.exec(text);
+        var num = m ? m[0] : ch;
+        if (/^0\d*[1-9]/.test(num) && !/[.eEjJ]/.test(num)) throw new SyntaxErr("leading zeros in decimal integer literals", line);
+        if (/[lL]$/.test(num)) throw new SyntaxErr("invalid decimal literal", line);
+        toks.push({ t: "NUM", v: num, line: line, col: startCol }); i += num.length; continue;
+      }
+      var op = null;
+      for (var o = 0; o < OPS.length; o++) if (text.startsWith(OPS[o], i)) { op = OPS[o]; break; }
+      if (!op) throw new SyntaxErr("invalid character", line);
+      if (op === "`" || op === "<>" || op === "!") throw new SyntaxErr("invalid syntax", line);
+      if (op === "(" || op === "[" || op === "{") { depth++; stack.push(op); }
+      if (op === ")" || op === "]" || op === "}") {
+        var open = stack.pop();
+        if (!open || "([{".indexOf(open) !== ")]}".indexOf(op)) throw new SyntaxErr("unmatched '" + op + "'", line);
+        depth--;
+      }
+      var tok = { t: "OP", v: op, line: line, col: startCol };
+      if (toks.length && toks[toks.length - 1].t === "NL" || toks.length === 0) tok.indent = indent;
+      toks.push(tok); i += op.length;
+      continue;
+    }
+    if (depth) throw new SyntaxErr("'" + stack[stack.length - 1] + "' was never closed", line);
+    if (toks.length && toks[toks.length - 1].t !== "NL") toks.push({ t: "NL", v: "", line: line, col: 1 });
+    // the indentation of each logical line is that of its first token
+    var lines = [], cur = [], curIndent = null;
+    // the indentation of a logical line: the column of its first token
+    toks.forEach(function (tk) {
+      if (tk.t === "NL") { if (cur.length) lines.push({ toks: cur, indent: curIndent }); cur = []; curIndent = null; return; }
+      if (!cur.length) curIndent = tk.col - 1;
+      cur.push(tk);
+    });
+    return lines;
+  }
+
+  // ------------------------------------------------------------------------ statement tree
+  function topIndex(toks, pred, from) {
+    var d = 0;
+    for (var i = from || 0; i < toks.length; i++) {
+      var t = toks[i];
+      if (t.t === "OP") {
+        if (t.v === "(" || t.v === "[" || t.v === "{") d++;
+        else if (t.v === ")" || t.v === "]" || t.v === "}") d--;
+        else if (d === 0 && pred(t, i)) return i;
+      } else if (t.t === "NAME" && t.v === "lambda" && d === 0) {   // a lambda's ':' is not the header's
+        var j = topIndex(toks, function (x) { return x.v === ":"; }, i + 1);
+        if (j < 0) return -1;
+        i = j;
+      }
+    }
+    return -1;
+  }
+
+  var COMPOUND = { "if": 1, "elif": 1, "else": 1, "for": 1, "while": 1, "try": 1, "except": 1, "finally": 1, "with": 1, "def": 1, "class": 1, "async": 1 };
+
+  function splitSemis(toks) {
+    var out = [], start = 0;
+    for (;;) {
+      var k = topIndex(toks, function (t) { return t.v === ";"; }, start);
+      if (k < 0) { if (start < toks.length) out.push(toks.slice(start)); return out; }
+      if (k > start) out.push(toks.slice(start, k));
+      start = k + 1;
+    }
+  }
+
+  function buildTree(lines) {
+    // -> [{toks, body: [...]|null}]
+    var pos = 0;
+    function block(indent) {
+      var out = [];
+      while (pos < lines.length) {
+        var L = lines[pos];
+        if (L.indent < indent) break;
+        if (L.indent > indent) throw new SyntaxErr("unexpected indent", L.toks[0].line);
+        pos++;
+        var first = L.toks[0];
+        var isCompound = first.t === "NAME" && COMPOUND[first.v] && !(first.v === "async" && !(L.toks[1] && /^(def|for|with)$/.test(L.toks[1].v)));
+        if (first.t === "NAME" && (first.v === "match" || first.v === "case") && L.toks.length > 2 &&
+            L.toks[L.toks.length - 1].v === ":" && !(L.toks[1].t === "OP" && /^(=|\.|:|\[)$/.test(L.toks[1].v))) isCompound = true;
+        if (isCompound) {
+          var c = topIndex(L.toks, function (t) { return t.v === ":"; });
+          if (c < 0) throw new SyntaxErr("expected ':'", first.line);
+          var header = L.toks.slice(0, c), rest = L.toks.slice(c + 1), node = { toks: header, body: [] };
+          if (rest.length) node.body = splitSemis(rest).map(function (s) { return { toks: s, body: null }; });
+          else if (pos < lines.length && lines[pos].indent > indent) node.body = block(lines[pos].indent);
+          else throw new SyntaxErr("expected an indented block", first.line);
+          out.push(node);
+        } else {
+          splitSemis(L.toks).forEach(function (s) { out.push({ toks: s, body: null }); });
+        }
+      }
+      return out;
+    }
+    var tree = block(lines.length ? lines[0].indent : 0);
+    if (pos < lines.length) throw new SyntaxErr("unindent does not match any outer indentation level", lines[pos].toks[0].line);
+    return tree;
+  }
+
+  // ------------------------------------------------------------------------ analysis
+  function Scope(kind, parent) { this.kind = kind; this.names = {}; this.parent = parent; this.stars = []; this.imported = {}; }
+  var hasOwn = function (o, k) { return Object.prototype.hasOwnProperty.call(o, k); };
+
+  function matching(toks, i) {   // index of the bracket closing toks[i]
+    var d = 0;
+    for (var j = i; j < toks.length; j++) {
+      var v = toks[j].t === "OP" ? toks[j].v : "";
+      if (v === "(" || v === "[" || v === "{") d++;
+      else if (v === ")" || v === "]" || v === "}") { d--; if (d === 0) return j; }
+    }
+    return toks.length - 1;
+  }
+
+  function splitTop(toks, sep) {
+    var out = [], cur = [], d = 0;
+    toks.forEach(function (t) {
+      if (t.t === "OP") {
+        if (t.v === "(" || t.v === "[" || t.v === "{") d++;
+        else if (t.v === ")" || t.v === "]" || t.v === "}") d--;
+        else if (d === 0 && t.v === sep) { out.push(cur); cur = []; return; }
+      }
+      cur.push(t);
+    });
+    if (cur.length || out.length) out.push(cur);
+    return out;
+  }
+
+  function isChain(toks) {   // NAME (. NAME)*
+    if (!toks.length || toks[0].t !== "NAME" || KW[toks[0].v]) return false;
+    for (var i = 1; i < toks.length; i += 2) {
+      if (!(toks[i].t === "OP" && toks[i].v === "." && toks[i + 1] && toks[i + 1].t === "NAME")) return false;
+    }
+    return toks.length % 2 === 1;
+  }
+  function strGroup(toks) {   // a run of adjacent string literals: {value|null (f-string), bytes}
+    if (!toks.length || !toks.every(function (t) { return t.t === "STR"; })) return null;
+    if (toks.some(function (t) { return t.f; })) return { value: null, f: true };
+    return { value: toks.map(function (t) { return t.v; }).join(""), bytes: toks[0].bytes };
+  }
+
+  function Analyzer(ix) { this.ix = ix; this.findings = []; this.seen = {}; this.inExcept = 0; }
+  var A = Analyzer.prototype;
+
+  A.emit = function (rule, tok, api) {
+    var key = tok.line + ":" + tok.col + ":" + rule.id;
+    if (this.seen[key]) return;
+    this.seen[key] = 1;
+    this.findings.push([tok.line, tok.col, rule, api]);
+  };
+  A.lookup = function (name, scope, shadow) {
+    if (shadow && shadow[name]) return null;
+    for (var s = scope; s; s = s.parent) if (hasOwn(s.names, name)) return s.names[name];
+    for (s = scope; s; s = s.parent) {
+      for (var i = 0; i < s.stars.length; i++) { var c = s.stars[i] + "." + name; if (this.ix.prefixes[c]) return c; }
+    }
+    return BUILTINS[name] ? "builtins." + name : null;
+  };
+  A.bind = function (scope, name, qual, imported, valueToks) {
+    var isNone = valueToks && valueToks.length === 1 && valueToks[0].t === "NAME" && valueToks[0].v === "None";
+    if (scope.imported[name] && !imported && (this.inExcept || isNone)) return;
+    if (imported && this.inExcept && scope.imported[name]) return;
+    scope.names[name] = qual;
+    if (imported) scope.imported[name] = 1; else delete scope.imported[name];
+  };
+  A.funcParent = function (scope) { while (scope.kind === "class") scope = scope.parent; return scope; };
+  A.checkName = function (q, tok) {
+    var self = this;
+    this.ix.name.forEach(function (x) { if (q === x[0] || q.indexOf(x[0] + ".") === 0) self.emit(x[1], tok, x[0]); });
+  };
+  A.resolveChain = function (toks, scope, shadow) {
+    var q = this.lookup(toks[0].v, scope, shadow);
+    if (!q) return null;
+    for (var i = 2; i < toks.length; i += 2) q += "." + toks[i].v;
+    return q;
+  };
+
+  // shadows of lambdas and comprehensions inside one statement: token index -> {name: 1}
+  A.shadows = function (toks) {
+    var at = new Array(toks.length);
+    function mark(from, to, names) {
+      for (var i = from; i < to; i++) { var o = at[i] = Object.assign({}, at[i] || {}); names.forEach(function (n) { o[n] = 1; }); }
+    }
+    for (var i = 0; i < toks.length; i++) {
+      var t = toks[i];
+      if (t.t === "NAME" && t.v === "lambda") {
+        var names = [], j = i + 1, d = 0;
+        for (; j < toks.length; j++) {
+          var v = toks[j].v;
+          if (toks[j].t === "OP" && (v === "(" || v === "[" || v === "{")) d++;
+          else if (toks[j].t === "OP" && (v === ")" || v === "]" || v === "}")) d--;
+          else if (d === 0 && v === ":") break;
+          if (toks[j].t === "NAME" && d === 0 && (j === i + 1 || toks[j - 1].v === "," || toks[j - 1].v === "*" || toks[j - 1].v === "**")) names.push(v);
+        }
+        var end = j + 1; d = 0;
+        for (; end < toks.length; end++) {
+          var u = toks[end].t === "OP" ? toks[end].v : "";
+          if (u === "(" || u === "[" || u === "{") d++;
+          else if (u === ")" || u === "]" || u === "}") { if (d === 0) break; d--; }
+          else if (u === "," && d === 0) break;
+        }
+        mark(j + 1, end, names);
+      }
+      if (t.t === "OP" && (t.v === "(" || t.v === "[" || t.v === "{")) {
+        var close = matching(toks, i), dd = 0, found = [];
+        for (var k = i + 1; k < close; k++) {
+          var w = toks[k].t === "OP" ? toks[k].v : "";
+          if (w === "(" || w === "[" || w === "{") dd++;
+          else if (w === ")" || w === "]" || w === "}") dd--;
+          else if (dd === 0 && toks[k].t === "NAME" && toks[k].v === "for") {
+            for (var m = k + 1; m < close && !(toks[m].t === "NAME" && toks[m].v === "in"); m++) if (toks[m].t === "NAME") found.push(toks[m].v);
+          }
+        }
+        if (found.length) mark(i + 1, close, found);
+      }
+    }
+    return at;
+  };
+
+  A.valueState = function (toks) {
+    if (!toks.length) return ["dynamic", null];
+    var g = strGroup(toks);
+    if (g) return g.f ? ["dynamic", null] : ["literal", g.bytes ? null : g.value];
+    if (toks.length === 1) {
+      var t = toks[0];
+      if (t.t === "NAME" && t.v === "None") return ["missing", null];
+      if (t.t === "NUM" || (t.t === "NAME" && (t.v === "True" || t.v === "False")) || (t.t === "OP" && t.v === "...")) return ["literal", null];
+    }
+    if (toks.length === 2 && ((toks[0].t === "OP" && /^[-+~]$/.test(toks[0].v)) || toks[0].v === "not") &&
+        (toks[1].t === "NUM" || (toks[1].t === "NAME" && /^(True|False|None)$/.test(toks[1].v)))) return ["literal", null];
+    return ["dynamic", null];
+  };
+  A.parseArgs = function (toks) {   // toks between the call's brackets
+    var self = this;
+    return splitTop(toks, ",").filter(function (a) { return a.length; }).map(function (a) {
+      if (a[0].t === "OP" && a[0].v === "**") return { kind: "kwstar", value: a.slice(1) };
+      if (a[0].t === "OP" && a[0].v === "*") return { kind: "star", value: a.slice(1) };
+      if (a.length > 1 && a[0].t === "NAME" && a[1].t === "OP" && a[1].v === "=") return { kind: "kw", name: a[0].v, tok: a[0], value: a.slice(2) };
+      return { kind: "pos", value: a };
+    });
+  };
+  A.argState = function (args, keyword, position) {
+    for (var i = 0; i < args.length; i++) if (args[i].kind === "kw" && args[i].name === keyword) return this.valueState(args[i].value);
+    var starred = false, p = 0;
+    for (i = 0; i < args.length; i++) {
+      if (args[i].kind === "star") { starred = true; break; }
+      if (args[i].kind !== "pos") continue;
+      if (position !== null && position !== undefined && p === position) return this.valueState(args[i].value);
+      p++;
+    }
+    if (starred || args.some(function (a) { return a.kind === "kwstar"; })) return ["dynamic", null];
+    return ["missing", null];
+  };
+  A.argsMatch = function (args, conds) {
+    for (var i = 0; i < conds.length; i++) {
+      var c = conds[i], st = this.argState(args, c.keyword, c.position), when = c.when;
+      var ok = (when.indexOf(st[0]) >= 0 && st[0] !== "literal") || (st[0] === "literal" && (when.indexOf("literal") >= 0 ||
+        (when.indexOf("value") >= 0 && st[1] !== null && valueMatch(st[1], c.value, true))));
+      if (!ok) return false;
+    }
+    return true;
+  };
+
+  // one expression (token run) in a scope
+  A.expr = function (toks, scope, shadowAt, base) {
+    var ix = this.ix, self = this;
+    base = base || 0;
+    var sh = shadowAt || this.shadows(toks);
+    for (var i = 0; i < toks.length; i++) {
+      var t = toks[i];
+      if (t.t === "STR") {
+        var j = i; while (j + 1 < toks.length && toks[j + 1].t === "STR") j++;
+        var g = strGroup(toks.slice(i, j + 1));
+        if (!g.f && !g.bytes) {
+          ix.strings.forEach(function (r) { if (valueMatch(g.value, r.target, r.split)) self.emit(r, t, r.target); });
+          ix.env.forEach(function (r) { if (envMatch(g.value, r.target)) self.emit(r, t, r.target); });
+        }
+        i = j; continue;
+      }
+      if (t.t === "OP" && t.v === "(" && i > 0 && toks[i - 1].t === "OP" && (toks[i - 1].v === ")" || toks[i - 1].v === "]")) {
+        this.callAt(toks, i, null, null, scope, sh);   // a call of a call's result: f(x)(use_cuda=True)
+        continue;
+      }
+      if (t.t === "OP" && t.v === "." && toks[i + 1] && toks[i + 1].t === "NAME") {   // an attribute of an expression
+        var at = toks[i + 1];
+        (ix.key[at.v] || []).forEach(function (r) { self.emit(r, at, r.target); });
+        if (toks[i + 2] && toks[i + 2].v === "(" && ix.method[at.v]) ix.method[at.v].forEach(function (r) { self.emit(r, at, "." + at.v + "()"); });
+        if (toks[i + 2] && toks[i + 2].v === "(") this.callAt(toks, i + 2, null, null, scope, sh);
+        i++; continue;
+      }
+      if (t.t === "NAME" && !KW[t.v] && !(i > 0 && toks[i - 1].t === "OP" && toks[i - 1].v === ".")) {
+        var e = i; while (e + 2 < toks.length && toks[e + 1].v === "." && toks[e + 1].t === "OP" && toks[e + 2].t === "NAME") e += 2;
+        var chain = toks.slice(i, e + 1);
+        if (toks[i + 1] && toks[i + 1].t === "OP" && toks[i + 1].v === "=" || (toks[i + 1] && toks[i + 1].v === ":=")) {
+          // a keyword argument's name or a walrus target: not a reference
+          if (toks[i + 1].v === ":=") this.bind(this.funcParent(scope), t.v, null, false, null);
+          continue;
+        }
+        var q = this.resolveChain(chain, scope, sh[i]);
+        if (q && ix.name.length) this.checkName(q, t);
+        for (var k = 2; k < chain.length; k += 2) (ix.key[chain[k].v] || []).forEach(function (r) { self.emit(r, chain[k], r.target); });
+        var callOpen = toks[e + 1] && toks[e + 1].t === "OP" && toks[e + 1].v === "(" ? e + 1 : -1;
+        if (callOpen >= 0) {
+          var last = chain[chain.length - 1];
+          if (chain.length > 1 && ix.method[last.v]) {
+            var rq = this.resolveChain(chain.slice(0, -2), scope, sh[i]);
+            if (rq === null) ix.method[last.v].forEach(function (r) { self.emit(r, last, "." + last.v + "()"); });
+          }
+          this.callAt(toks, callOpen, q, chain, scope, sh);
+        }
+        i = e; continue;
+      }
+    }
+  };
+
+  A.callAt = function (toks, open, q, chain, scope, sh) {
+    var ix = this.ix, self = this;
+    var close = matching(toks, open);
+    var args = this.parseArgs(toks.slice(open + 1, close));
+    var start = chain ? chain[0] : null;
+    if (q) {
+      (ix.call[q] || []).forEach(function (r) { if (self.argsMatch(args, r.args || [])) self.emit(r, start, q); });
+      (ix.param[q] || []).forEach(function (r) {
+        args.forEach(function (a) { if (a.kind === "kw" && a.name === r.keyword) self.emit(r, a.tok, q + "(" + r.keyword + "=)"); });
+      });
+      if ((q === "builtins.isinstance" || q === "builtins.issubclass") && args.length === 2 && args.every(function (a) { return a.kind === "pos"; })) {
+        var cls = args[1].value, parts = [cls];
+        if (cls.length && cls[0].v === "(" && matching(cls, 0) === cls.length - 1) parts = splitTop(cls.slice(1, -1), ",");
+        parts.forEach(function (c) {
+          if (!isChain(c)) return;
+          var cq = self.resolveChain(c, scope, sh[toks.indexOf(c[0])]);
+          (ix.isinst[cq] || []).forEach(function (r) { self.emit(r, c[0], cq); });
+        });
+      }
+      if ((q === "importlib.reload" || q === "imp.reload") && args.length && args[0].kind === "pos" && isChain(args[0].value)) {
+        var mq = this.resolveChain(args[0].value, scope, sh[toks.indexOf(args[0].value[0])]);
+        ix.reload.forEach(function (r) { if (r.how === "reload" && mq === r.target) self.emit(r, start, "importlib.reload(" + r.target + ")"); });
+      }
+      if (q === "sys.modules.pop" && args.length && args[0].kind === "pos") {
+        var g = strGroup(args[0].value);
+        ix.reload.forEach(function (r) { if (r.how === "del" && g && !g.f && g.value === r.target) self.emit(r, start, "del sys.modules[\"" + r.target + "\"]"); });
+      }
+      if (q === "builtins.getattr" && args.length === 2 && args.every(function (a) { return a.kind === "pos"; }) && isChain(args[0].value)) {
+        var s = strGroup(args[1].value);
+        if (s && !s.f && !s.bytes) {
+          var bq = this.resolveChain(args[0].value, scope, sh[toks.indexOf(args[0].value[0])]);
+          if (bq) this.checkName(bq + "." + s.value, start);
+        }
+      }
+    }
+    args.forEach(function (a) {
+      if (a.kind !== "kw") return;
+      (ix.keyword[a.name] || []).forEach(function (r) {
+        var st = strGroup(a.value);
+        if (st && !st.f && !st.bytes && st.value === r.value) self.emit(r, a.tok, r.target + "=\"" + r.value + "\"");
+      });
+      (ix.key[a.name] || []).forEach(function (r) { self.emit(r, a.tok, r.target); });
+      ix.env.forEach(function (r) { if (a.name === r.target) self.emit(r, a.tok, r.target); });
+    });
+  };
+
+  // names a statement list binds (for a function's locals), not inside nested functions or classes
+  A.localNames = function (body, out) {
+    var self = this;
+    body.forEach(function (node) {
+      var t = node.toks, f = t[0];
+      if (f.t === "NAME" && (f.v === "def" || f.v === "class" || (f.v === "async" && t[1] && t[1].v === "def"))) {
+        var nm = f.v === "async" ? t[2] : t[1];
+        if (nm) out[nm.v] = 1;
+        return;
+      }
+      self.boundNames(t).forEach(function (n) { out[n] = 1; });
+      if (node.body) self.localNames(node.body, out);
+    });
+    return out;
+  };
+  function targetNames(toks) {   // the names a target list binds (a, (b, *c)); not attributes or subscripts
+    var out = [];
+    splitTop(toks, ",").forEach(function (p) {
+      if (!p.length) return;
+      if (p[0].v === "*") p = p.slice(1);
+      if (p.length && (p[0].v === "(" || p[0].v === "[") && matching(p, 0) === p.length - 1) { out = out.concat(targetNames(p.slice(1, -1))); return; }
+      if (p.length === 1 && p[0].t === "NAME") out.push(p[0].v);
+    });
+    return out;
+  }
+  A.boundNames = function (t) {
+    var f = t[0], out = [];
+    if (f.t !== "NAME") return out;
+    if (f.v === "import") {
+      splitTop(t.slice(1), ",").forEach(function (p) {
+        var as = p.map(function (x) { return x.v; }).indexOf("as");
+        out.push(as >= 0 ? p[as + 1].v : p[0].v);
+      });
+      return out;
+    }
+    if (f.v === "from") {
+      var imp = t.map(function (x) { return x.v; }).indexOf("import"), names = t.slice(imp + 1);
+      if (names[0] && names[0].v === "(") names = names.slice(1, -1);
+      splitTop(names, ",").forEach(function (p) {
+        if (!p.length || p[0].v === "*") return;
+        out.push(p.length >= 3 && p[1].v === "as" ? p[2].v : p[0].v);
+      });
+      return out;
+    }
+    if (f.v === "for" || (f.v === "async" && t[1] && t[1].v === "for")) {
+      var s = f.v === "async" ? 2 : 1, inn = topIndex(t, function (x) { return x.t === "NAME" && x.v === "in"; }, s);
+      return targetNames(t.slice(s, inn < 0 ? t.length : inn));
+    }
+    if (f.v === "with" || (f.v === "async" && t[1] && t[1].v === "with")) {
+      for (var i = 0; i < t.length - 1; i++) if (t[i].t === "NAME" && t[i].v === "as") {
+        var e = i + 1, d = 0;
+        for (; e < t.length; e++) { var v = t[e].v; if (v === "(" || v === "[") d++; else if (v === ")" || v === "]") d--; if (d < 0 || (d === 0 && v === ",")) break; }
+        out = out.concat(targetNames(t.slice(i + 1, e)));
+      }
+      return out;
+    }
+    if (f.v === "except") {
+      var a = t.map(function (x) { return x.v; }).lastIndexOf("as");
+      return a >= 0 && t[a + 1] ? [t[a + 1].v] : [];
+    }
+    if (f.v === "del") return targetNames(t.slice(1));
+    if (COMPOUND[f.v] || KW[f.v]) return this.walrusNames(t);
+    var eqs = [], k = -1;
+    while ((k = topIndex(t, function (x) { return x.t === "OP" && x.v === "="; }, k + 1)) >= 0) eqs.push(k);
+    var aug = topIndex(t, function (x) { return x.t === "OP" && /^(\+|-|\*|\/|\/\/|%|\*\*|>>|<<|&|\||\^|@)=$/.test(x.v); });
+    var ann = topIndex(t, function (x) { return x.t === "OP" && x.v === ":"; });
+    if (ann > 0 && (!eqs.length || ann < eqs[0])) return (ann === 1 && t[0].t === "NAME") ? [t[0].v] : [];
+    if (aug > 0) return targetNames(t.slice(0, aug));
+    var start = 0;
+    eqs.forEach(function (q) { out = out.concat(targetNames(t.slice(start, q))); start = q + 1; });
+    return out.concat(this.walrusNames(t));
+  };
+  A.walrusNames = function (t) {
+    var out = [];
+    for (var i = 0; i + 1 < t.length; i++) if (t[i].t === "NAME" && t[i + 1].v === ":=") out.push(t[i].v);
+    return out;
+  };
+
+  A.target = function (toks, scope, valueToks, assignValue) {
+    var self = this;
+    var parts = splitTop(toks, ",");
+    if (parts.length > 1 || (toks[0] && toks[0].v === "*")) { parts.forEach(function (p) { if (p.length) self.target(p[0].v === "*" ? p.slice(1) : p, scope, null); }); return; }
+    if (toks.length && (toks[0].v === "(" || toks[0].v === "[") && matching(toks, 0) === toks.length - 1) { this.target(toks.slice(1, -1), scope, null); return; }
+    if (toks.length === 1 && toks[0].t === "NAME") {
+      var q = valueToks && isChain(valueToks) ? this.resolveChain(valueToks, scope) : null;
+      this.bind(scope, toks[0].v, q, false, valueToks);
+      return;
+    }
+    var n = toks.length;
+    if (n >= 3 && toks[n - 2].v === "." && toks[n - 1].t === "NAME" && assignValue) {
+      var g = strGroup(assignValue), at = toks[n - 1];
+      if (g && !g.f && !g.bytes) (this.ix.keyword[at.v] || []).forEach(function (r) { if (g.value === r.value) self.emit(r, at, r.target + "=\"" + r.value + "\""); });
+    }
+    this.expr(toks, scope);
+  };
+
+  A.arguments = function (paramToks, scope) {   // defaults and annotations, evaluated where the def is
+    var self = this, names = [];
+    splitTop(paramToks, ",").forEach(function (p) {
+      if (!p.length) return;
+      var s = 0; while (s < p.length && (p[s].v === "*" || p[s].v === "**")) s++;
+      if (p[s] && p[s].t === "NAME") names.push(p[s].v);
+      var eq = topIndex(p, function (x) { return x.t === "OP" && x.v === "="; });
+      var colon = topIndex(p, function (x) { return x.t === "OP" && x.v === ":"; });
+      if (colon > 0) self.expr(p.slice(colon + 1, eq > 0 ? eq : p.length), scope);
+      if (eq > 0) self.expr(p.slice(eq + 1), scope);
+    });
+    return names;
+  };
+
+  A.body = function (nodes, scope) { for (var i = 0; i < nodes.length; i++) this.stmt(nodes, i, scope); };
+
+  A.stmt = function (nodes, idx, scope) {
+    var node = nodes[idx], t = node.toks, f = t[0], self = this, ix = this.ix;
+    var v = f.t === "NAME" ? f.v : f.v;
+    if (f.t === "NAME" && v === "async" && t[1] && /^(def|for|with)$/.test(t[1].v)) { t = t.slice(1); f = t[0]; v = f.v; }
+    if (f.t !== "NAME") { this.expr(t, scope); if (node.body) this.body(node.body, scope); return; }
+    if (v === "import") {
+      splitTop(t.slice(1), ",").forEach(function (p) {
+        var as = p.map(function (x) { return x.v; }).indexOf("as"), dotted = (as >= 0 ? p.slice(0, as) : p).map(function (x) { return x.v; }).join("");
+        self.checkName(dotted, f);
+        if (as >= 0) self.bind(scope, p[as + 1].v, dotted, true);
+        else self.bind(scope, dotted.split(".")[0], dotted.split(".")[0], true);
+      });
+      return;
+    }
+    if (v === "from") {
+      var imp = -1;
+      for (var i = 1; i < t.length; i++) if (t[i].t === "NAME" && t[i].v === "import") { imp = i; break; }
+      var mod = t.slice(1, imp).map(function (x) { return x.v; }).join(""), relative = mod[0] === ".";
+      var names = t.slice(imp + 1);
+      if (names[0] && names[0].v === "(") names = names.slice(1, -1);
+      splitTop(names, ",").forEach(function (p) {
+        if (!p.length) return;
+        if (p[0].v === "*") { if (!relative) scope.stars.push(mod); return; }
+        var nm = p[0].v, as = p.length >= 3 && p[1].v === "as" ? p[2].v : nm;
+        if (relative || !mod) { self.bind(scope, as, null); return; }
+        self.checkName(mod + "." + nm, f);
+        self.bind(scope, as, mod + "." + nm, true);
+      });
+      return;
+    }
+    if (v === "def") {
+      var open = 2, close = matching(t, open);
+      var params = this.arguments(t.slice(open + 1, close), scope);
+      var arrow = -1;
+      for (i = close + 1; i < t.length; i++) if (t[i].v === "->") arrow = i;
+      if (arrow > 0) this.expr(t.slice(arrow + 1), scope);
+      this.bind(scope, t[1].v, null);
+      var inner = new Scope("function", this.funcParent(scope));
+      var locals = this.localNames(node.body, {});
+      params.concat(Object.keys(locals).sort()).forEach(function (n) { inner.names[n] = null; });
+      this.body(node.body, inner);
+      return;
+    }
+    if (v === "class") {
+      if (t[2] && t[2].v === "(") {
+        var c = matching(t, 2);
+        splitTop(t.slice(3, c), ",").forEach(function (b) {
+          if (b.length > 1 && b[0].t === "NAME" && b[1].v === "=") self.expr(b.slice(2), scope); else self.expr(b, scope);
+        });
+      }
+      var cs = new Scope("class", scope);
+      this.body(node.body, cs);
+      this.bind(scope, t[1].v, null);
+      return;
+    }
+    if (v === "for") {
+      var inn = topIndex(t, function (x) { return x.t === "NAME" && x.v === "in"; }, 1);
+      this.expr(t.slice(inn + 1), scope);
+      this.target(t.slice(1, inn), scope, null);
+      this.body(node.body, scope);
+      return;
+    }
+    if (v === "with") {
+      splitTop(t.slice(1), ",").forEach(function (item) {
+        var as = -1;
+        for (var k = 0; k < item.length; k++) if (item[k].t === "NAME" && item[k].v === "as") { as = k; }
+        self.expr(as >= 0 ? item.slice(0, as) : item, scope);
+        if (as >= 0) self.target(item.slice(as + 1), scope, null);
+      });
+      this.body(node.body, scope);
+      return;
+    }
+    if (v === "except") {
+      var asI = t.map(function (x) { return x.v; }).lastIndexOf("as");
+      this.expr(t.slice(1, asI >= 0 ? asI : t.length), scope);
+      this.inExcept++;
+      if (asI >= 0) this.bind(scope, t[asI + 1].v, null);
+      this.body(node.body, scope);
+      this.inExcept--;
+      return;
+    }
+    if (v === "try" || v === "else" || v === "finally") { this.body(node.body, scope); return; }
+    if (v === "if" || v === "elif" || v === "while") { this.expr(t.slice(1), scope); this.body(node.body, scope); return; }
+    if (v === "del") {
+      splitTop(t.slice(1), ",").forEach(function (p) {
+        var n = p.length;
+        if (n >= 4 && p[n - 1].v === "]") {
+          var ob = -1;
+          for (var k = n - 1; k >= 0; k--) if (p[k].v === "[" && matching(p, k) === n - 1) { ob = k; break; }
+          if (ob > 0 && isChain(p.slice(0, ob)) && self.resolveChain(p.slice(0, ob), scope) === "sys.modules") {
+            var g = strGroup(p.slice(ob + 1, n - 1));
+            if (g && !g.f) ix.reload.forEach(function (r) { if (r.how === "del" && g.value === r.target) self.emit(r, p[0], "del sys.modules[\"" + r.target + "\"]"); });
+          }
+        }
+        self.target(p, scope, null);
+      });
+      return;
+    }
+    if (v === "global" || v === "nonlocal" || v === "pass" || v === "break" || v === "continue") return;
+    if (KW[v] || node.body) {
+      this.expr(/^(return|raise|assert|yield|await)$/.test(v) ? t.slice(1) : t, scope);
+      if (node.body) this.body(node.body, scope);
+      return;
+    }
+    // assignment forms
+    var eqs = [], k2 = -1;
+    while ((k2 = topIndex(t, function (x) { return x.t === "OP" && x.v === "="; }, k2 + 1)) >= 0) eqs.push(k2);
+    var ann = topIndex(t, function (x) { return x.t === "OP" && x.v === ":"; });
+    var aug = topIndex(t, function (x) { return x.t === "OP" && /^(\+|-|\*|\/|\/\/|%|\*\*|>>|<<|&|\||\^|@)=$/.test(x.v); });
+    if (ann > 0 && (!eqs.length || ann < eqs[0])) {
+      var target = t.slice(0, ann);
+      this.expr(t.slice(ann + 1, eqs.length ? eqs[0] : t.length), scope);
+      if (eqs.length) { var val = t.slice(eqs[0] + 1); this.expr(val, scope); this.target(target, scope, val, val); }
+      else if (!(target.length === 1 && target[0].t === "NAME")) this.expr(target, scope);
+      return;
+    }
+    if (aug > 0) { this.expr(t.slice(aug + 1), scope); this.target(t.slice(0, aug), scope, null); return; }
+    if (eqs.length) {
+      var value = t.slice(eqs[eqs.length - 1] + 1), start = 0;
+      this.expr(value, scope);
+      eqs.forEach(function (q) { self.target(t.slice(start, q), scope, eqs.length === 1 ? value : null, value); start = q + 1; });
+      return;
+    }
+    this.expr(t, scope);
+  };
+
+  function decodeBytes(bytes) {
+    if (bytes.indexOf(0) >= 0) return [null, "binary file"];
+    var head = "";
+    for (var i = 0, nl = 0; i < bytes.length && nl < 2; i++) { if (bytes[i] === 10) nl++; head += String.fromCharCode(bytes[i]); }
+    var m = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/m.exec(head.split("\n").slice(0, 2).join("\n"));
+    var enc = m ? m[1].toLowerCase().replace(/_/g, "-") : "utf-8";
+    if (/^(utf-8|utf8)(-|$)/.test(enc)) enc = "utf-8";
+    if (/^(latin-1|iso-8859-1|iso8859-1|l1)$/.test(enc)) enc = "iso-8859-1";
+    try {
+      var text = new TextDecoder(enc, { fatal: true }).decode(new Uint8Array(bytes));
+      return [text.replace(/^\ufeff/, ""), null];
+    } catch (e) {
+      return [null, "not " + enc + " text"];
+    }
+  }
+
+  function py2(tree) {   // statements Python 3 rejects that the tokenizer alone accepts
+    var bad = null;
+    (function walk(nodes) {
+      nodes.forEach(function (n) {
+        var t = n.toks, f = t[0];
+        if (f.t === "NAME" && (f.v === "print" || f.v === "exec") && t[1] && (t[1].t === "STR" || t[1].t === "NUM" || (t[1].t === "NAME" && !KW[t[1].v]))) bad = bad || f.line;
+        if (f.t === "NAME" && f.v === "except" && topIndex(t.slice(1), function (x) { return x.v === ","; }) >= 0) bad = bad || f.line;
+        if (n.body) walk(n.body);
+      });
+    })(tree);
+    return bad;
+  }
+
+  function checkSource(ix, text) {
+    var tree;
+    try {
+      tree = buildTree(tokenize(text.replace(/\r\n?/g, "\n")));
+    } catch (e) {
+      if (e instanceof SyntaxErr) return { findings: [], skipped: "does not parse: " + e.msg + " (line " + e.line + ")" };
+      throw e;
+    }
+    var bad = py2(tree);
+    if (bad) return { findings: [], skipped: "does not parse: Python 2 syntax (line " + bad + ")" };
+    if (!(ix.pattern && ix.pattern.test(text))) return { findings: [], skipped: null };
+    var a = new Analyzer(ix);
+    a.body(tree, new Scope("module", null));
+    a.findings.sort(function (x, y) { return x[0] - y[0] || x[1] - y[1] || (x[2].id < y[2].id ? -1 : x[2].id > y[2].id ? 1 : 0); });
+    return { findings: a.findings, skipped: null };
+  }
+
+  function checkCode(rules, input, opts) {
+    opts = opts || {};
+    var frm = opts.from || rules.releases[0], to = opts.to || rules.releases[rules.releases.length - 1], lang = opts.lang || "en";
+    var path = opts.path || "<paste>";
+    var ix = new Index(rules, frm, to);
+    var text = input;
+    if (typeof input !== "string") {
+      var d = decodeBytes(input);
+      if (d[1]) return { findings: [], skipped: [{ path: path, reason: d[1] }] };
+      text = d[0];
+    }
+    var res = checkSource(ix, text);
+    return {
+      from: frm, to: to,
+      findings: res.findings.map(function (f) {
+        var r = f[2];
+        return { path: path, line: f[0], column: f[1], change: r.change, api: f[3], severity: ix.severity[r.id], rule: r.id,
+          kind: r.kind, title: r.title[lang], fix: r.fix ? r.fix[lang] : null, url: r.url[lang] };
+      }),
+      skipped: res.skipped ? [{ path: path, reason: res.skipped }] : []
+    };
+  }
+
+  // ------------------------------------------------------------------------ environment
+  function first(re, text) { var m = re.exec(text); return m ? m[1].trim() : null; }
+  function na(v) { return v && !/^(n\/?a|none|could not collect|no cuda|false)\b/i.test(v) ? v : null; }
+  function words(name) { return name.toUpperCase().split(/[\s\-_/(),]+/).filter(function (w) { return w && w !== "NVIDIA" && w !== "AMD"; }); }
+  function uniq(a) { var s = {}; return a.filter(function (x) { if (!x || s[x]) return false; s[x] = 1; return true; }); }
+  function all(re, text) { var out = [], m; re.lastIndex = 0; while ((m = re.exec(text))) out.push(m); return out; }
+
+  function parseEnv(text) {
+    text = text.replace(/\r\n/g, "\n");
+    var env = { torch: null, python: null, free_threaded: false, driver: null, gpus: [], macos: null, gfx: [], amd_names: [], rocm: null, cuda: null, formats: [], amd_pci: [] };
+    var fm = env.formats;
+    if (/^PyTorch version:/m.test(text)) {
+      fm.push("collect_env");
+      env.torch = na(first(/^PyTorch version:\s*(\S+)/m, text));
+      var py = first(/^Python version:\s*(\d+\.\d+(?:\.\d+)?\S*)/m, text);
+      if (py) {
+        env.python = /\d+\.\d+(?:\.\d+)?/.exec(py)[0];
+        var rest = py.slice(env.python.length);
+        env.free_threaded = rest ? rest.split(/\s+/)[0].indexOf("t") >= 0 : false;
+      }
+      env.driver = na(first(/^Nvidia driver version:\s*(.*)$/m, text));
+      env.cuda = na(first(/^CUDA used to build PyTorch:\s*(.*)$/m, text));
+      env.rocm = na(first(/^ROCM used to build PyTorch:\s*(.*)$/m, text));
+      var osv = first(/^OS:\s*(.*)$/m, text);
+      if (osv) { var mm = /^(?:macOS|Mac OSX?|Mac OS X)\s+(\d+(?:\.\d+)*)/.exec(osv); if (mm) env.macos = mm[1]; }
+      var g = /^GPU models and configuration:[ \t]*(.*)\n((?:GPU \d+:.*\n?)*)/m.exec(text);
+      if (g) {
+        var names = g[1].trim() ? [g[1].trim()] : [];
+        all(/^GPU \d+:\s*(.*)$/gm, g[2]).forEach(function (x) { names.push(x[1]); });
+        names.forEach(function (n) {
+          n = n.replace(/^GPU \d+:\s*/, "").trim();
+          if (!na(n)) return;
+          var gf = /\((gfx[0-9a-f]+)/.exec(n);
+          if (gf) { env.gfx.push(gf[1]); env.amd_names.push(n.split("(")[0].trim()); }
+          else if (/\b(amd|radeon|instinct)\b/i.test(n)) env.amd_names.push(n);
+          else env.gpus.push(n);
+        });
+      }
+      if (/^Is free-threading build:\s*True/m.test(text)) env.free_threaded = true;
+    }
+    var m = /^(?:\[(?:pip3?|conda)\]\s+)?torch\s*==\s*(\d+\.\d+\.\d+\S*)/im.exec(text);
+    if (m) { if (fm.indexOf("collect_env") < 0) fm.push("pip"); env.torch = env.torch || m[1]; }
+    else if (!env.torch) {
+      m = /^torch\s*(?:>=|~=|===?)\s*(\d+\.\d+(?:\.\d+)?\S*)/im.exec(text);
+      if (m) { fm.push("requirements"); env.torch = m[1]; }
+    }
+    if (/NVIDIA-SMI|Driver Version\s*:/.test(text)) {
+      fm.push("nvidia-smi");
+      env.driver = env.driver || first(/Driver Version\s*:\s*([\d.]+)/, text);
+      all(/^\|\s+\d+\s+(.+?)\s+(?:On|Off)\s+\|\s+[0-9A-Fa-f]{4,8}:/gm, text).forEach(function (x) { env.gpus.push(x[1].trim()); });
+      all(/^\s*Product Name\s*:\s*(.+)$/gm, text).forEach(function (x) { env.gpus.push(x[1].trim()); });
+    }
+    all(/^GPU \d+:\s*(.+?)\s*\(UUID:/gm, text).forEach(function (x) { if (fm.indexOf("nvidia-smi") < 0) fm.push("nvidia-smi"); env.gpus.push(x[1]); });
+    var v = first(/^ProductVersion:\s*(\d+(?:\.\d+)*)/m, text);
+    if (v && /^ProductName:\s*(macOS|Mac OS X)/m.test(text)) { fm.push("sw_vers"); env.macos = env.macos || v; }
+    if (/HSA System Attributes|HSA Agents|ROCk module/.test(text)) {
+      fm.push("rocminfo");
+      all(/^\s*Name:\s*(gfx[0-9a-f]+)\s*$/gm, text).forEach(function (x) { env.gfx.push(x[1]); });
+      all(/^\s*Marketing Name:\s*(.+)$/gm, text).forEach(function (x) { if (/radeon|instinct|\bMI\d/i.test(x[1])) env.amd_names.push(x[1].trim()); });
+    }
+    if (/ROCm System Management Interface|AMD SMI|GFX Version/.test(text)) {
+      fm.push("rocm-smi");
+      all(/GFX Version:\s*(gfx[0-9a-f]+)/g, text).forEach(function (x) { env.gfx.push(x[1]); });
+      all(/Card [Ss]eries:\s*(.+)$/gm, text).forEach(function (x) { env.amd_names.push(x[1].trim()); });
+      all(/^\s*\d+\s+\d+\s+0x([0-9a-fA-F]{4}),/gm, text).forEach(function (x) { env.amd_pci.push(x[1].toLowerCase()); });
+    }
+    env.rocm = env.rocm || first(/ROCm version:\s*(\d+\.\d+(?:\.\d+)?)/, text);
+    if (env.torch) {
+      m = /\+cu(\d+)(\d)$/.exec(env.torch);
+      if (m && !env.cuda) env.cuda = m[1] + "." + m[2];
+      m = /\+rocm(\d+\.\d+)/.exec(env.torch);
+      if (m && !env.rocm) env.rocm = m[1];
+    }
+    env.gpus = uniq(env.gpus); env.gfx = uniq(env.gfx); env.amd_names = uniq(env.amd_names);
+    return env;
+  }
+
+  function lookupGpu(name, table) {
+    var w = words(name.replace(/\.+$/, "").replace("...", "")), best = [], bestLen = 0;
+    table.forEach(function (row) {
+      var n = row.words.length;
+      if (n < bestLen) return;
+      for (var i = 0; i + n <= w.length; i++) {
+        if (w.slice(i, i + n).join(" ") === row.words.join(" ")) {
+          if (n > bestLen) { best = [row]; bestLen = n; } else best.push(row);
+          return;
+        }
+      }
+    });
+    if (!best.length) return null;
+    var key = "cc" in best[0] ? "cc" : "gfx";
+    return uniq(best.map(function (r) { return r[key]; })).length === 1 ? best[0] : null;
+  }
+  function ccv(s) { return s.split(".").map(Number); }
+  function cclt(a, b) { var x = ccv(a), y = ccv(b); for (var i = 0; i < Math.max(x.length, y.length); i++) { var d = (x[i] || 0) - (y[i] || 0); if (d) return d < 0; } return false; }
+
+  function checkEnvParsed(rules, env, to, lang) {
+    var E = rules.env, facts = E.releases[to], links = facts.links, items = [];
+    var upto = rules.releases.filter(function (v) { return vcmp(v, to) <= 0; });
+    function url(cid) { return cid ? E.changes[cid].url[lang] : rules.release_urls[to][lang]; }
+    function item(check, found, verdict, cid, note) {
+      cid = cid || null;
+      items.push({ check: check, found: found, verdict: verdict, change: cid, title: cid ? E.changes[cid].title[lang] : null, url: url(cid), note: note || "" });
+    }
+    function droppedIn(key, value) {
+      for (var i = 0; i < upto.length; i++) {
+        var lst = (E.releases[upto[i]][key] || []).map(String);
+        if (lst.indexOf(value) >= 0) return E.releases[upto[i]].links[key] || null;
+      }
+      return false;
+    }
+    var py = env.python;
+    if (!py) item("python", null, "unknown", null, "no Python version in the paste");
+    else if (!facts.python_min || !facts.python_max) item("python", py, "unknown", null, "the atlas has no Python range for " + to);
+    else {
+      var xy = py.split(".").slice(0, 2).join("."), shown = py + (env.free_threaded ? "t" : "");
+      if (cclt(xy, facts.python_min)) item("python", shown, "blocked", links.python_min, to + " needs Python " + facts.python_min + " or newer");
+      else if (cclt(facts.python_max, xy)) item("python", shown, "blocked", links.python_max, to + " has wheels up to Python " + facts.python_max);
+      else if (env.free_threaded && facts.python_free_threaded !== null && facts.python_free_threaded.indexOf(xy + "t") < 0) item("python", shown, "blocked", links.python_min, "no free-threaded wheel for " + xy + "t");
+      else item("python", shown, "ok", links.python_min);
+    }
+    var drv = env.driver;
+    if (!drv) item("nvidia_driver", null, "unknown", null, "no NVIDIA driver version in the paste");
+    else if (facts.nvidia_min_driver === null) item("nvidia_driver", drv, "unknown", null, "the atlas has no driver requirement for " + to);
+    else {
+      var ok = parseInt(/\d+/.exec(drv)[0], 10) >= parseInt(facts.nvidia_min_driver, 10);
+      item("nvidia_driver", drv, ok ? "ok" : "blocked", links.nvidia_min_driver, ok ? "" : to + " needs driver " + facts.nvidia_min_driver + " or newer");
+    }
+    if (!env.gpus.length) item("gpu_arch", null, "unknown", null, "no NVIDIA GPU model in the paste");
+    else {
+      var rows = env.gpus.map(function (g) { return [g, lookupGpu(g, E.gpus.nvidia)]; });
+      var found = rows.map(function (x) { return x[0] + " (" + (x[1] ? "sm_" + x[1].cc.replace(".", "") + ", " + x[1].arch : "not in the table") + ")"; }).join(", ");
+      if (facts.nvidia_min_cc === null) item("gpu_arch", found, "unknown", null, "the atlas has no GPU requirement for " + to);
+      else if (rows.some(function (x) { return x[1] && cclt(x[1].cc, facts.nvidia_min_cc); })) item("gpu_arch", found, "blocked", links.nvidia_min_arch, to + " needs " + facts.nvidia_min_arch + " or newer");
+      else if (rows.some(function (x) { return !x[1]; })) item("gpu_arch", found, "unknown", null, "a GPU model is not in the table");
+      else item("gpu_arch", found, "ok", links.nvidia_min_arch);
+    }
+    var mac = env.macos;
+    if (!mac) item("macos_mps", null, "unknown", null, "no macOS version in the paste");
+    else if (facts.macos_min_mps === null) item("macos_mps", mac, "unknown", null, "the atlas has no macOS requirement for " + to);
+    else {
+      var mok = parseInt(mac, 10) >= parseInt(String(facts.macos_min_mps), 10);
+      item("macos_mps", mac, mok ? "ok" : "blocked", links.macos_min_mps, mok ? "" : to + " needs macOS " + facts.macos_min_mps + " or newer for MPS");
+    }
+    var gfx = env.gfx.slice();
+    env.amd_names.forEach(function (n) { var r = lookupGpu(n, E.gpus.amd); if (r) gfx.push(r.gfx); });
+    (env.amd_pci || []).forEach(function (d) { if (E.gpus.amd_pci_ids[d]) gfx.push(E.gpus.amd_pci_ids[d]); });
+    gfx = uniq(gfx);
+    if (!gfx.length) {
+      var unk = env.amd_names.length || (env.amd_pci || []).length;
+      item("rocm_target", env.amd_names.join(", ") || null, "unknown", null, unk ? "an AMD GPU model is not in the table" : "no AMD GPU target in the paste");
+    } else if (!(facts.rocm_wheels || facts.rocm_dropped_targets)) item("rocm_target", gfx.join(", "), "unknown", null, "the atlas has no ROCm facts for " + to);
+    else {
+      var bad = gfx.map(function (g) { return [g, droppedIn("rocm_dropped_targets", g)]; }).filter(function (x) { return x[1] !== false; });
+      if (bad.length) item("rocm_target", gfx.join(", "), "blocked", bad[0][1], bad[0][0] + " kernels are no longer built");
+      else item("rocm_target", gfx.join(", "), "ok", links.rocm_dropped_targets);
+    }
+    var rocm = env.rocm;
+    if (!rocm) item("rocm_wheel", null, "unknown", null, "no ROCm version in the paste");
+    else if (facts.rocm_wheels === null) item("rocm_wheel", rocm, "unknown", null, "the atlas has no ROCm wheels for " + to);
+    else {
+      var rxy = (rocm.match(/\d+/g) || []).slice(0, 2).join(".");
+      if (facts.rocm_wheels.map(String).indexOf(rxy) >= 0) item("rocm_wheel", rocm, "ok", links.rocm_wheels);
+      else item("rocm_wheel", rocm, "blocked", droppedIn("rocm_dropped_wheels", rxy) || links.rocm_wheels, to + " ships ROCm " + facts.rocm_wheels.join(", ") + " wheels");
+    }
+    var cuda = env.cuda;
+    if (!cuda) item("cuda_wheel", null, "unknown", null, "no CUDA build in the paste");
+    else if (facts.cuda_wheels === null) item("cuda_wheel", cuda, "unknown", null, "the atlas has no CUDA wheels for " + to);
+    else {
+      var cxy = (cuda.match(/\d+/g) || []).slice(0, 2).join(".");
+      if (facts.cuda_wheels.indexOf(cxy) >= 0) item("cuda_wheel", cuda, "ok", links.cuda_default_wheel);
+      else item("cuda_wheel", cuda, "blocked", droppedIn("cuda_dropped_wheels", "cu" + cxy.replace(".", "")) || links.cuda_default_wheel, to + " ships CUDA " + facts.cuda_wheels.join(", ") + " wheels");
+    }
+    return items;
+  }
+
+  function checkEnv(rules, text, opts) {
+    opts = opts || {};
+    var to = opts.to || rules.releases[rules.releases.length - 1], lang = opts.lang || "en";
+    var env = parseEnv(text), items = checkEnvParsed(rules, env, to, lang);
+    var fr = env.torch ? releaseOf(env.torch, rules.releases) : [null, "no torch version in the paste"];
+    var up = fr[0] && vcmp(fr[0], to) < 0 ? rules.upgrade_url[lang].replace("{old}", fr[0]).replace("{new}", to) : null;
+    return { schema_version: 1, from: fr[0], to: to, torch: env.torch, from_note: fr[1] || null, upgrade_url: up, formats: env.formats, items: items };
+  }
+
+  function detectKind(text) {
+    var markers = [/^PyTorch version:/m, /NVIDIA-SMI \d/, /Driver Version\s*:/, /^ProductVersion:/m, /HSA System Attributes/,
+      /ROCm System Management Interface/, /^GPU \d+: .*\(UUID:/m, /^Marketing Name:/m, /^Is CUDA available:/m];
+    if (markers.some(function (r) { return r.test(text); })) return "env";
+    var lines = text.split("\n").map(function (x) { return x.trim(); }).filter(function (x) { return x && x[0] !== "#"; });
+    if (!lines.length) return "code";
+    var req = lines.filter(function (x) { return /^(?:-e\s+\S+|--[\w-]+.*|[A-Za-z0-9][\w.\-]*(?:\[[\w,\s-]*\])?\s*(?:===|==|>=|<=|~=|!=|<|>|=(?=\d)|@)\s*[\w.*+!<>=,~ -]+)$/.test(x); }).length;
+    return req * 2 > lines.length ? "env" : "code";
+  }
+
+  // node: many cases in one call (tests/test_check_js.py, scripts/dev/check_eval.py)
+  function batch(p) {
+    var out = { code: [], env: [] };
+    (p.code || []).forEach(function (c) {
+      var input = c.bytes ? c.bytes : c.text !== null && c.text !== undefined ? Array.from(c.text, function (ch) { return ch.charCodeAt(0); }) : c.source;
+      if (c.source !== undefined && c.source !== null) input = c.source;
+      out.code.push(checkCode(p.rules, input, { from: c.from, to: c.to, lang: c.lang, path: c.path }));
+    });
+    (p.env || []).forEach(function (e) { out.env.push(checkEnv(p.rules, e.text, { to: e.to, lang: e.lang })); });
+    (p.detect || []).forEach(function (t) { (out.detect = out.detect || []).push(detectKind(t)); });
+    return out;
+  }
+
+  var api = { checkCode: checkCode, checkEnv: checkEnv, parseEnv: parseEnv, detectKind: detectKind, releaseOf: releaseOf, ruleSeverity: ruleSeverity, batch: batch, tokenize: tokenize };
+  if (typeof module !== "undefined" && module.exports) module.exports = api; else root.AtlasCheck = api;
+})(typeof self !== "undefined" ? self : this);

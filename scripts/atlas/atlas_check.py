@@ -1,0 +1,1202 @@
+#!/usr/bin/env python3
+"""atlas-check: what breaks in your PyTorch code and environment when you upgrade.
+
+  python atlas_check.py code [--from V] [--to V] [--lang en|zh|ru|id] [--format text|json|sarif] PATH...
+  python atlas_check.py env  [--to V] [--lang en|zh|ru|id] [--format text|json] FILE|-
+
+code: reads Python files (directories are walked; .git, virtualenvs and __pycache__ are left
+  out) with the standard library's parser, resolves imports (import torch as th, from torch
+  import qr as q, ...) and reports every use of something that changes between the two
+  releases, with its title, fix and permanent URL. --from defaults to the torch version the
+  project pins (requirements*.txt, pyproject.toml, setup.cfg, environment.yml), else the oldest
+  release the rules know; --to to the latest.
+env: reads a paste of `python -m torch.utils.collect_env`, `pip freeze` or a requirements file,
+  `nvidia-smi`, `sw_vers`, `rocminfo` or `rocm-smi`, and gives a verdict per item (ok, blocked,
+  unknown) for the target release. What the paste does not show is unknown, never guessed.
+
+Exit codes: 0 nothing found (env: nothing blocked); 1 only behaviour changes, deprecated
+switches or platform notes; 2 something breaks (env: something is blocked); 3 usage error.
+
+Standard library only, Python 3.9+. The rules are embedded (RULES below) in the published file;
+run from the Release Atlas repository, it builds them from the fact base, or reads --rules FILE.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import io
+import json
+import os
+import re
+import sys
+import tokenize
+
+RULES = None
+
+SCHEMA_VERSION = 1
+TOOL = "atlas-check"
+EXIT_OK, EXIT_NOTES, EXIT_BREAKS, EXIT_USAGE = 0, 1, 2, 3
+SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", ".tox", ".nox", "node_modules",
+             "site-packages", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs"}
+PIN_FILES = ("requirements*.txt", "pyproject.toml", "setup.cfg", "environment.yml", "environment.yaml")
+BUILTINS = {"getattr", "isinstance", "issubclass"}
+LEVEL = {"breaks": "error", "behavior": "warning", "deprecated-switch": "warning", "platform": "note"}
+
+
+# ------------------------------------------------------------------------------ rules
+def load_rules(path=None):
+    """The embedded rules, a --rules file, or (in the repository) rules built from the data."""
+    if path:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    if RULES is not None:
+        return RULES
+    try:
+        from atlas.rules import build_rules
+    except ImportError:   # run as a file from the repository: the package is beside this file
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        from atlas.rules import build_rules
+    from atlas.load import load
+    from atlas.validate import validate
+    return build_rules(validate(load()))
+
+
+def vkey(v):
+    return tuple(int(x) for x in v.split(".")[:2])
+
+
+def release_of(version, releases):
+    """'2.14.1+cu130' -> ('2.14', note). Older than the oldest known release -> the oldest, with a
+    note; unknown otherwise -> (None, note)."""
+    m = re.match(r"\s*v?(\d+)\.(\d+)", version or "")
+    if not m:
+        return None, "not a version: %r" % version
+    rel = "%s.%s" % (m.group(1), m.group(2))
+    if rel in releases:
+        return rel, ""
+    if vkey(rel) < vkey(releases[0]):
+        return releases[0], "%s is older than the oldest release known here (%s)" % (version, releases[0])
+    return None, "%s is not a release known here (%s)" % (version, ", ".join(releases))
+
+
+def rule_severity(rule, frm, to):
+    """The rule's severity for an upgrade from -> to, or None when it does not apply."""
+    k = vkey
+    if k(frm) < k(rule["introduced_in"]) <= k(to):
+        pass
+    elif not (rule.get("removed_in") and k(frm) < k(rule["removed_in"]) <= k(to)):
+        return None
+    if rule.get("removed_in") and k(to) >= k(rule["removed_in"]):
+        return "breaks"
+    return rule["severity"]
+
+
+# ------------------------------------------------------------------------------ project pins
+_PIN = re.compile(r"""(?<![\w.-])(?:torch|pytorch)(?![\w-])\s*(?:\[[^\]]*\])?\s*(?:==?=?|>=|~=|\s*=\s*["']?[\^~]?)\s*v?(\d+\.\d+(?:\.\d+)?)""")
+
+
+def _pin_in(text):
+    for line in text.splitlines():
+        line = line.split("#", 1)[0] if not line.lstrip().startswith(("'", '"')) else line
+        m = _PIN.search(line)
+        if m:
+            return m.group(1), line.strip()
+    return None
+
+
+def find_pin(paths):
+    """(version, 'file: line') of the first torch pin found for the scanned paths: in the
+    directory of each path and its parents, up to the first that holds a pin file or .git."""
+    import glob
+    for p in paths:
+        d = os.path.abspath(p if os.path.isdir(p) else (os.path.dirname(p) or "."))
+        while True:
+            files = []
+            for pattern in PIN_FILES:
+                files += sorted(glob.glob(os.path.join(glob.escape(d), pattern)))
+            for f in files:
+                try:
+                    with open(f, encoding="utf-8", errors="replace") as fh:
+                        hit = _pin_in(fh.read())
+                except OSError:
+                    continue
+                if hit:
+                    return hit[0], "%s: %s" % (os.path.relpath(f), hit[1])
+            if files or os.path.isdir(os.path.join(d, ".git")) or os.path.dirname(d) == d:
+                break
+            d = os.path.dirname(d)
+    return None, ""
+
+
+# ------------------------------------------------------------------------------ the code engine
+class Index:
+    """The applicable rules, keyed the way the engine looks them up."""
+
+    def __init__(self, rules, frm, to):
+        self.name, self.call, self.param, self.isinst = [], {}, {}, {}
+        self.method, self.keyword, self.key, self.strings, self.env, self.reload = {}, {}, {}, [], [], []
+        self.severity = {}
+        words = set()
+        for r in rules["rules"]:
+            sev = rule_severity(r, frm, to)
+            if sev is None:
+                continue
+            self.severity[r["id"]] = sev
+            kind = r["kind"]
+            if kind == "name":
+                for t in r["targets"]:
+                    self.name.append((t, r))
+                    words.add(t.rsplit(".", 1)[-1])
+            elif kind in ("call", "param", "isinstance"):
+                table = {"call": self.call, "param": self.param, "isinstance": self.isinst}[kind]
+                for t in r["targets"]:
+                    table.setdefault(t, []).append(r)
+                    words.add(t.rsplit(".", 1)[-1])
+            elif kind == "method":
+                self.method.setdefault(r["target"], []).append(r)
+                words.add(r["target"])
+            elif kind == "keyword":
+                self.keyword.setdefault(r["target"], []).append(r)
+                words.add(r["target"])
+            elif kind == "string":
+                if r.get("key"):
+                    self.key.setdefault(r["target"], []).append(r)
+                self.strings.append(r)
+                words.add(r["target"])
+            elif kind == "env":
+                self.env.append(r)
+                words.add(r["target"])
+            elif kind == "reload":
+                self.reload.append(r)
+                words.add("modules" if r["how"] == "del" else "reload")
+        self.words = sorted(words)
+        self.prefixes = set()
+        for t, _ in self.name:
+            parts = t.split(".")
+            self.prefixes.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+        for table in (self.call, self.param, self.isinst):
+            for t in table:
+                parts = t.split(".")
+                self.prefixes.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+        self.pattern = re.compile("|".join(re.escape(w) for w in self.words)) if self.words else None
+
+    def relevant(self, text):
+        return bool(self.pattern and self.pattern.search(text))
+
+
+def value_match(s, v, split):
+    if s == v:
+        return True
+    return split and v in [p.strip() for p in re.split(r"[,:]", s)]
+
+
+def env_match(s, var):
+    return s == var or re.search(r"(?<![A-Za-z0-9_])" + re.escape(var) + "=", s) is not None
+
+
+class Scope:
+    __slots__ = ("kind", "names", "parent", "stars", "imported")
+
+    def __init__(self, kind, parent):
+        self.kind, self.names, self.parent, self.stars, self.imported = kind, {}, parent, [], set()
+
+
+def _arg_names(args):
+    out = [a.arg for a in getattr(args, "posonlyargs", [])] + [a.arg for a in args.args] + [a.arg for a in args.kwonlyargs]
+    if args.vararg:
+        out.append(args.vararg.arg)
+    if args.kwarg:
+        out.append(args.kwarg.arg)
+    return out
+
+
+def _local_names(body):
+    """Names a function body binds (not inside nested functions or classes): they are local."""
+    out = set()
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+            continue
+        if isinstance(n, ast.Lambda) or isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            for a in n.names:
+                if a.name != "*":
+                    out.add(a.asname or a.name.split(".")[0])
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+        stack.extend(ast.iter_child_nodes(n))
+    return out
+
+
+class Analyzer:
+    """One file. Binding model (the JavaScript engine implements the same):
+    - statements run in order; an import binds its name to the dotted name it imports; ``x = a.b``
+      (a dotted name that resolves) makes x an alias; any other binding (assignment, def, class,
+      for/with/except targets, del, parameters) makes the name local, so it no longer resolves;
+    - a function's parameters and every name its body binds are local for the whole body; a
+      function, lambda, comprehension or class body has its own scope; class bodies are not seen
+      from the methods inside them;
+    - inside an ``except`` handler, and when the value is None, a binding does not undo an import
+      of that name (``try: import torch / except ImportError: torch = None``), and an import
+      there does not replace one (the fallback import);
+    - f-strings are not looked into."""
+
+    def __init__(self, index, text, path):
+        self.ix = index
+        self.path = path
+        self.lines = text.split("\n")
+        self.findings = []
+        self.seen = set()
+        self.in_except = 0
+
+    # --- positions ---
+    def col(self, line, byte_col):
+        s = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if s.isascii():
+            return byte_col + 1
+        return len(s.encode("utf-8")[:byte_col].decode("utf-8", "ignore")) + 1
+
+    def emit(self, rule, line, byte_col, api):
+        col = self.col(line, byte_col)
+        key = (line, col, rule["id"])
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self.findings.append((line, col, rule, api))
+
+    def emit_node(self, rule, node, api):
+        self.emit(rule, node.lineno, node.col_offset, api)
+
+    def emit_attr(self, rule, node, api):
+        self.emit(rule, node.end_lineno, node.end_col_offset - len(node.attr.encode("utf-8")), api)
+
+    # --- scopes ---
+    def lookup(self, name, scope):
+        s = scope
+        while s is not None:
+            if name in s.names:
+                return s.names[name]
+            s = s.parent
+        s = scope
+        while s is not None:
+            for m in s.stars:
+                cand = m + "." + name
+                if cand in self.ix.prefixes:
+                    return cand
+            s = s.parent
+        if name in BUILTINS:
+            return "builtins." + name
+        return None
+
+    def bind(self, scope, name, qual, imported=False, value=None):
+        if name in scope.imported and not imported and (self.in_except or (isinstance(value, ast.Constant) and value.value is None)):
+            return
+        if imported and self.in_except and name in scope.imported:
+            return
+        scope.names[name] = qual
+        if imported:
+            scope.imported.add(name)
+        else:
+            scope.imported.discard(name)
+
+    def resolve(self, node, scope):
+        """The dotted name an expression stands for, or None."""
+        if isinstance(node, ast.Name):
+            return self.lookup(node.id, scope)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value, scope)
+            return base + "." + node.attr if base else None
+        return None
+
+    def resolve_getattr(self, node, scope):
+        """getattr(torch, "qr") -> torch.qr (two arguments: with a default it is a probe)."""
+        if len(node.args) == 2 and not node.keywords and isinstance(node.args[0], (ast.Name, ast.Attribute)):
+            a1 = node.args[1]
+            if isinstance(a1, ast.Constant) and isinstance(a1.value, str):
+                base = self.resolve(node.args[0], scope)
+                return base + "." + a1.value if base else None
+        return None
+
+    def check_name(self, q, node):
+        for t, r in self.ix.name:
+            if q == t or q.startswith(t + "."):
+                self.emit_node(r, node, t)
+
+    # --- statements ---
+    def run(self, tree):
+        self.body(tree.body, Scope("module", None))
+
+    def body(self, stmts, scope):
+        for st in stmts:
+            self.stmt(st, scope)
+
+    def func_parent(self, scope):
+        while scope.kind == "class":
+            scope = scope.parent
+        return scope
+
+    def stmt(self, st, scope):
+        t = type(st)
+        if t is ast.Import:
+            for a in st.names:
+                self.check_name(a.name, st)
+                if a.asname:
+                    self.bind(scope, a.asname, a.name, imported=True)
+                else:
+                    head = a.name.split(".")[0]
+                    self.bind(scope, head, head, imported=True)
+        elif t is ast.ImportFrom:
+            for a in st.names:
+                if st.level or not st.module:
+                    if a.name != "*":
+                        self.bind(scope, a.asname or a.name, None)
+                    continue
+                if a.name == "*":
+                    scope.stars.append(st.module)
+                    continue
+                q = st.module + "." + a.name
+                self.check_name(q, st)
+                self.bind(scope, a.asname or a.name, q, imported=True)
+        elif t in (ast.FunctionDef, ast.AsyncFunctionDef):
+            for d in st.decorator_list:
+                self.expr(d, scope)
+            self.arguments(st.args, scope)
+            if st.returns:
+                self.expr(st.returns, scope)
+            self.bind(scope, st.name, None)
+            inner = Scope("function", self.func_parent(scope))
+            for n in _arg_names(st.args) + sorted(_local_names(st.body)):
+                inner.names[n] = None
+            self.body(st.body, inner)
+        elif t is ast.ClassDef:
+            for d in st.decorator_list:
+                self.expr(d, scope)
+            for b in st.bases:
+                self.expr(b, scope)
+            for k in st.keywords:
+                self.expr(k.value, scope)
+            inner = Scope("class", scope)
+            self.body(st.body, inner)
+            self.bind(scope, st.name, None)
+        elif t is ast.Assign:
+            self.expr(st.value, scope)
+            for target in st.targets:
+                self.target(target, scope, st.value if len(st.targets) == 1 else None, assign_value=st.value)
+        elif t is ast.AnnAssign:
+            self.expr(st.annotation, scope)
+            if st.value is not None:
+                self.expr(st.value, scope)
+                self.target(st.target, scope, st.value, assign_value=st.value)
+            elif not isinstance(st.target, ast.Name):
+                self.expr(st.target, scope)
+        elif t is ast.AugAssign:
+            self.expr(st.value, scope)
+            self.target(st.target, scope, None)
+        elif t in (ast.For, ast.AsyncFor):
+            self.expr(st.iter, scope)
+            self.target(st.target, scope, None)
+            self.body(st.body, scope)
+            self.body(st.orelse, scope)
+        elif t in (ast.With, ast.AsyncWith):
+            for item in st.items:
+                self.expr(item.context_expr, scope)
+                if item.optional_vars is not None:
+                    self.target(item.optional_vars, scope, None)
+            self.body(st.body, scope)
+        elif t is ast.Try or t.__name__ == "TryStar":
+            self.body(st.body, scope)
+            for h in st.handlers:
+                if h.type is not None:
+                    self.expr(h.type, scope)
+                self.in_except += 1
+                if h.name:
+                    self.bind(scope, h.name, None)
+                self.body(h.body, scope)
+                self.in_except -= 1
+            self.body(st.orelse, scope)
+            self.body(st.finalbody, scope)
+        elif t in (ast.If, ast.While):
+            self.expr(st.test, scope)
+            self.body(st.body, scope)
+            self.body(st.orelse, scope)
+        elif t is ast.Delete:
+            for target in st.targets:
+                if isinstance(target, ast.Subscript):
+                    self.del_modules(target, scope)
+                self.target(target, scope, None)
+        elif t in (ast.Global, ast.Nonlocal, ast.Pass, ast.Break, ast.Continue):
+            pass
+        else:   # Expr, Return, Raise, Assert, Match and anything newer
+            for child in ast.iter_child_nodes(st):
+                if isinstance(child, ast.stmt):
+                    self.stmt(child, scope)
+                elif isinstance(child, ast.expr):
+                    self.expr(child, scope)
+                else:
+                    self.generic(child, scope)
+
+    def generic(self, node, scope):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                self.stmt(child, scope)
+            elif isinstance(child, ast.expr):
+                self.expr(child, scope)
+            else:
+                self.generic(child, scope)
+
+    def arguments(self, args, scope):
+        for d in list(args.defaults) + [d for d in args.kw_defaults if d is not None]:
+            self.expr(d, scope)
+        for a in getattr(args, "posonlyargs", []) + args.args + args.kwonlyargs + [x for x in (args.vararg, args.kwarg) if x]:
+            if a.annotation is not None:
+                self.expr(a.annotation, scope)
+
+    def target(self, node, scope, value, assign_value=None):
+        if isinstance(node, ast.Name):
+            q = self.resolve(value, scope) if isinstance(value, (ast.Name, ast.Attribute)) else None
+            self.bind(scope, node.id, q, value=value)
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            for e in node.elts:
+                self.target(e, scope, None)
+        elif isinstance(node, ast.Starred):
+            self.target(node.value, scope, None)
+        else:
+            if isinstance(node, ast.Attribute) and isinstance(assign_value, ast.Constant) and isinstance(assign_value.value, str):
+                for r in self.ix.keyword.get(node.attr, ()):
+                    if assign_value.value == r["value"]:
+                        self.emit_attr(r, node, '%s="%s"' % (r["target"], r["value"]))
+            self.expr(node, scope)
+
+    def del_modules(self, node, scope):
+        """del sys.modules["torch"]"""
+        sl = node.slice
+        if isinstance(sl, ast.Constant) and isinstance(sl.value, str) and self.resolve(node.value, scope) == "sys.modules":
+            for r in self.ix.reload:
+                if r["how"] == "del" and sl.value == r["target"]:
+                    self.emit_node(r, node, 'del sys.modules["%s"]' % r["target"])
+
+    # --- expressions ---
+    def expr(self, node, scope):
+        t = type(node)
+        if t is ast.Name:
+            if self.ix.name:
+                q = self.lookup(node.id, scope)
+                if q:
+                    self.check_name(q, node)
+        elif t is ast.Attribute:
+            self.chain(node, scope)
+        elif t is ast.Call:
+            self.call(node, scope)
+        elif t is ast.Constant:
+            if type(node.value) is str:
+                self.string(node, node.value)
+        elif t is ast.JoinedStr:
+            pass
+        elif t is ast.Lambda:
+            self.arguments(node.args, scope)
+            inner = Scope("function", self.func_parent(scope))
+            for n in _arg_names(node.args):
+                inner.names[n] = None
+            self.expr(node.body, inner)
+        elif t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
+            inner = Scope("function", self.func_parent(scope))
+            for g in node.generators:
+                for n in ast.walk(g.target):
+                    if isinstance(n, ast.Name):
+                        inner.names[n.id] = None
+            for g in node.generators:
+                self.expr(g.iter, inner)
+                for c in g.ifs:
+                    self.expr(c, inner)
+            if t is ast.DictComp:
+                self.expr(node.key, inner)
+                self.expr(node.value, inner)
+            else:
+                self.expr(node.elt, inner)
+        elif t is ast.NamedExpr:
+            self.expr(node.value, scope)
+            s = self.func_parent(scope)
+            self.bind(s, node.target.id, None)
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.expr(child, scope)
+                elif not isinstance(child, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)):
+                    self.generic(child, scope)
+
+    def chain(self, node, scope):
+        """An attribute chain a.b.c: the dotted name it resolves to, and each attribute name."""
+        inner = node
+        while isinstance(inner, ast.Attribute):
+            for r in self.ix.key.get(inner.attr, ()):
+                self.emit_attr(r, inner, r["target"])
+            inner = inner.value
+        q = self.resolve(node, scope) if self.ix.name else None
+        if q:
+            self.check_name(q, node)
+        if not isinstance(inner, ast.Name):
+            self.expr(inner, scope)
+
+    def string(self, node, s):
+        for r in self.ix.strings:
+            if value_match(s, r["target"], r.get("split")):
+                self.emit_node(r, node, r["target"])
+        for r in self.ix.env:
+            if env_match(s, r["target"]):
+                self.emit_node(r, node, r["target"])
+
+    def arg_state(self, call, keyword, position):
+        for k in call.keywords:
+            if k.arg == keyword:
+                return self.value_state(k.value)
+        starred = False
+        for i, a in enumerate(call.args):
+            if isinstance(a, ast.Starred):
+                starred = True
+                break
+            if position is not None and i == position:
+                return self.value_state(a)
+        if starred or any(k.arg is None for k in call.keywords):
+            return ("dynamic", None)
+        return ("missing", None)
+
+    @staticmethod
+    def value_state(v):
+        if isinstance(v, ast.Constant):
+            if v.value is None:
+                return ("missing", None)
+            return ("literal", v.value if isinstance(v.value, str) else None)
+        if isinstance(v, ast.UnaryOp) and isinstance(v.operand, ast.Constant) and not isinstance(v.operand.value, str):
+            return ("literal", None)
+        return ("dynamic", None)
+
+    def args_match(self, call, conds, split=True):
+        for c in conds:
+            state, s = self.arg_state(call, c["keyword"], c.get("position"))
+            when = c["when"]
+            ok = (state in when and state != "literal") or (state == "literal" and (
+                "literal" in when or ("value" in when and s is not None and value_match(s, c["value"], split))))
+            if not ok:
+                return False
+        return True
+
+    def call(self, node, scope):
+        func = node.func
+        q = self.resolve(func, scope) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        if q:
+            for r in self.ix.call.get(q, ()):
+                if self.args_match(node, r.get("args") or []):
+                    self.emit_node(r, node, q)
+            for r in self.ix.param.get(q, ()):
+                for k in node.keywords:
+                    if k.arg == r["keyword"]:
+                        self.emit(r, k.lineno, k.col_offset, "%s(%s=)" % (q, r["keyword"]))
+            if q in ("builtins.isinstance", "builtins.issubclass") and len(node.args) == 2 and self.ix.isinst:
+                cls = node.args[1]
+                for c in (cls.elts if isinstance(cls, ast.Tuple) else [cls]):
+                    cq = self.resolve(c, scope) if isinstance(c, (ast.Name, ast.Attribute)) else None
+                    for r in self.ix.isinst.get(cq, ()):
+                        self.emit_node(r, c, cq)
+            if q in ("importlib.reload", "imp.reload") and node.args:
+                mq = self.resolve(node.args[0], scope) if isinstance(node.args[0], (ast.Name, ast.Attribute)) else None
+                for r in self.ix.reload:
+                    if r["how"] == "reload" and mq == r["target"]:
+                        self.emit_node(r, node, "importlib.reload(%s)" % r["target"])
+            if q == "sys.modules.pop" and node.args and isinstance(node.args[0], ast.Constant):
+                for r in self.ix.reload:
+                    if r["how"] == "del" and node.args[0].value == r["target"]:
+                        self.emit_node(r, node, 'del sys.modules["%s"]' % r["target"])
+            if q == "builtins.getattr":
+                gq = self.resolve_getattr(node, scope)
+                if gq:
+                    self.check_name(gq, node)
+        if isinstance(func, ast.Attribute) and func.attr in self.ix.method:
+            if self.resolve(func.value, scope) is None:
+                for r in self.ix.method[func.attr]:
+                    self.emit_attr(r, func, ".%s()" % func.attr)
+        for k in node.keywords:
+            if k.arg is None:
+                continue
+            for r in self.ix.keyword.get(k.arg, ()):
+                if isinstance(k.value, ast.Constant) and k.value.value == r["value"]:
+                    self.emit(r, k.lineno, k.col_offset, '%s="%s"' % (r["target"], r["value"]))
+            for r in self.ix.key.get(k.arg, ()):
+                self.emit(r, k.lineno, k.col_offset, r["target"])
+            for r in self.ix.env:
+                if k.arg == r["target"]:
+                    self.emit(r, k.lineno, k.col_offset, r["target"])
+        self.expr(func, scope)
+        for a in node.args:
+            self.expr(a, scope)
+        for k in node.keywords:
+            self.expr(k.value, scope)
+
+
+def read_source(path):
+    """(text, None) or (None, reason) for one file."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        return None, "cannot read: %s" % (exc.strerror or exc)
+    if b"\0" in data:
+        return None, "binary file"
+    try:
+        enc, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        return None, "bad encoding declaration: %s" % exc
+    try:
+        text = data.decode(enc)
+    except (UnicodeDecodeError, LookupError) as exc:
+        return None, "not %s text: %s" % (enc, exc.__class__.__name__)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text, None
+
+
+def check_source(index, text, path):
+    """(findings, skip reason) for one file's text."""
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        return [], "does not parse: %s (line %s)" % (exc.msg, exc.lineno)
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return [], "does not parse: %s" % exc.__class__.__name__
+    if not index.relevant(text):
+        return [], None
+    a = Analyzer(index, text, path)
+    try:
+        a.run(tree)
+    except RecursionError:
+        return [], "too deeply nested to check"
+    return sorted(a.findings, key=lambda f: (f[0], f[1], f[2]["id"])), None
+
+
+def iter_files(paths):
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info")
+                                 and not os.path.exists(os.path.join(root, d, "pyvenv.cfg")))
+                for f in sorted(files):
+                    if f.endswith((".py", ".pyw")):
+                        yield os.path.join(root, f)
+        else:
+            yield p
+
+
+def finding_dict(path, f, lang, sev):
+    line, col, r, api = f
+    return {"path": path, "line": line, "column": col, "change": r["change"], "api": api, "severity": sev,
+            "rule": r["id"], "kind": r["kind"], "title": r["title"][lang],
+            "fix": (r["fix"] or {}).get(lang), "url": r["url"][lang]}
+
+
+def scan(rules, paths, frm, to, lang):
+    index = Index(rules, frm, to)
+    findings, skipped, files, lines = [], [], 0, 0
+    for path in iter_files(paths):
+        shown = os.path.normpath(path).replace(os.sep, "/")
+        text, reason = read_source(path)
+        if text is None:
+            skipped.append({"path": shown, "reason": reason})
+            continue
+        files += 1
+        lines += text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        try:
+            found, reason = check_source(index, text, shown)
+        except Exception as exc:   # never a traceback: the file is reported as skipped
+            found, reason = [], "checker error: %s: %s" % (exc.__class__.__name__, exc)
+        if reason:
+            skipped.append({"path": shown, "reason": reason})
+        findings += [finding_dict(shown, f, lang, index.severity[f[2]["id"]]) for f in found]
+    return findings, skipped, {"files": files, "lines": lines, "rules": len(index.severity)}
+
+
+def exit_code(severities):
+    if "breaks" in severities:
+        return EXIT_BREAKS
+    return EXIT_NOTES if severities else EXIT_OK
+
+
+def sarif(rules, findings, skipped, frm, to, lang):
+    used = []
+    for f in findings:
+        if f["rule"] not in used:
+            used.append(f["rule"])
+    by_id = {r["id"]: r for r in rules["rules"]}
+    descriptors = []
+    for rid in used:
+        r = by_id[rid]
+        fix = (r["fix"] or {}).get(lang)
+        descriptors.append({
+            "id": rid, "name": rid.split("/")[0],
+            "shortDescription": {"text": r["title"][lang]},
+            "fullDescription": {"text": fix or r["title"][lang]},
+            "helpUri": r["url"][lang],
+            "help": {"text": ((fix + "\n") if fix else "") + r["url"][lang]},
+            "defaultConfiguration": {"level": LEVEL[r["severity"]]},
+            "properties": {"tags": [r["severity"], r["kind"]], "change": r["change"] or "",
+                           "introduced_in": r["introduced_in"]},
+        })
+    results = []
+    for f in findings:
+        text = f["title"] + (". " + f["fix"] if f["fix"] else "") + " " + f["url"]
+        results.append({
+            "ruleId": f["rule"], "ruleIndex": used.index(f["rule"]), "level": LEVEL[f["severity"]],
+            "message": {"text": text},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": f["path"].lstrip("./") if f["path"].startswith("./") else f["path"],
+                                     "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": f["line"], "startColumn": f["column"]}}}],
+            "properties": {"api": f["api"], "severity": f["severity"]},
+        })
+    notes = [{"level": "warning", "message": {"text": "skipped %s: %s" % (s["path"], s["reason"])}} for s in skipped]
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": TOOL, "informationUri": rules["site_url"], "semanticVersion": "1.0.0",
+                                "rules": descriptors}},
+            "columnKind": "unicodeCodePoints",
+            "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes,
+                             "properties": {"from": frm, "to": to}}],
+            "results": results,
+        }],
+    }
+
+
+# ------------------------------------------------------------------------------ the environment
+def _first(pattern, text, flags=re.M):
+    m = re.search(pattern, text, flags)
+    return m.group(1).strip() if m else None
+
+
+def _na(v):
+    return v if v and not re.match(r"(?i)(n/?a|none|could not collect|no cuda|false)\b", v) else None
+
+
+def parse_env(text):
+    """Fields found in a paste; a field that is absent stays None."""
+    text = text.replace("\r\n", "\n")
+    env = {"torch": None, "python": None, "free_threaded": False, "driver": None, "gpus": [], "macos": None,
+           "gfx": [], "amd_names": [], "rocm": None, "cuda": None, "formats": []}
+    fm = env["formats"]
+    # collect_env
+    if re.search(r"^PyTorch version:", text, re.M):
+        fm.append("collect_env")
+        env["torch"] = _na(_first(r"^PyTorch version:\s*(\S+)", text))
+        py = _first(r"^Python version:\s*(\d+\.\d+(?:\.\d+)?\S*)", text)
+        if py:
+            env["python"] = re.match(r"\d+\.\d+(?:\.\d+)?", py).group(0)
+            env["free_threaded"] = "t" in py[len(env["python"]):].split()[0] if py[len(env["python"]):] else False
+        env["driver"] = _na(_first(r"^Nvidia driver version:\s*(.*)$", text))
+        env["cuda"] = _na(_first(r"^CUDA used to build PyTorch:\s*(.*)$", text))
+        env["rocm"] = _na(_first(r"^ROCM used to build PyTorch:\s*(.*)$", text))
+        osv = _first(r"^OS:\s*(.*)$", text)
+        if osv:
+            m = re.match(r"(?:macOS|Mac OSX?|Mac OS X)\s+(\d+(?:\.\d+)*)", osv)
+            if m:
+                env["macos"] = m.group(1)
+        g = re.search(r"^GPU models and configuration:[ \t]*(.*)\n((?:GPU \d+:.*\n?)*)", text, re.M)
+        if g:
+            names = [g.group(1).strip()] if g.group(1).strip() else []
+            names += re.findall(r"^GPU \d+:\s*(.*)$", g.group(2), re.M)
+            for n in names:
+                n = re.sub(r"^GPU \d+:\s*", "", n).strip()
+                if not _na(n):
+                    continue
+                gf = re.search(r"\((gfx[0-9a-f]+)", n)
+                if gf:
+                    env["gfx"].append(gf.group(1))
+                    env["amd_names"].append(n.split("(")[0].strip())
+                elif re.search(r"(?i)\b(amd|radeon|instinct)\b", n):
+                    env["amd_names"].append(n)
+                else:
+                    env["gpus"].append(n)
+        if re.search(r"(?m)^Is free-threading build:\s*True", text):
+            env["free_threaded"] = True
+    # pip freeze / requirements / collect_env's library list
+    m = re.search(r"(?im)^(?:\[(?:pip3?|conda)\]\s+)?torch\s*==\s*(\d+\.\d+\.\d+\S*)", text)
+    if m:
+        if "collect_env" not in fm:
+            fm.append("pip")
+        env["torch"] = env["torch"] or m.group(1)
+    elif not env["torch"]:
+        m = re.search(r"(?im)^torch\s*(?:>=|~=|===?)\s*(\d+\.\d+(?:\.\d+)?\S*)", text)
+        if m:
+            fm.append("requirements")
+            env["torch"] = m.group(1)
+    # nvidia-smi
+    if re.search(r"NVIDIA-SMI|Driver Version\s*:", text):
+        fm.append("nvidia-smi")
+        env["driver"] = env["driver"] or _first(r"Driver Version\s*:\s*([\d.]+)", text)
+        for row in re.findall(r"^\|\s+\d+\s+(.+?)\s+(?:On|Off)\s+\|\s+[0-9A-Fa-f]{4,8}:", text, re.M):
+            env["gpus"].append(row.strip())
+        for name in re.findall(r"^\s*Product Name\s*:\s*(.+)$", text, re.M):
+            env["gpus"].append(name.strip())
+    for name in re.findall(r"^GPU \d+:\s*(.+?)\s*\(UUID:", text, re.M):   # nvidia-smi -L
+        if "nvidia-smi" not in fm:
+            fm.append("nvidia-smi")
+        env["gpus"].append(name)
+    # sw_vers
+    v = _first(r"^ProductVersion:\s*(\d+(?:\.\d+)*)", text)
+    if v and re.search(r"^ProductName:\s*(macOS|Mac OS X)", text, re.M):
+        fm.append("sw_vers")
+        env["macos"] = env["macos"] or v
+    # rocminfo / rocm-smi / amd-smi
+    if re.search(r"HSA System Attributes|HSA Agents|ROCk module", text):
+        fm.append("rocminfo")
+        env["gfx"] += re.findall(r"^\s*Name:\s*(gfx[0-9a-f]+)\s*$", text, re.M)
+        env["amd_names"] += [n.strip() for n in re.findall(r"^\s*Marketing Name:\s*(.+)$", text, re.M)
+                             if re.search(r"(?i)radeon|instinct|\bMI\d", n)]
+    if re.search(r"ROCm System Management Interface|AMD SMI|GFX Version", text):
+        fm.append("rocm-smi")
+        env["gfx"] += re.findall(r"GFX Version:\s*(gfx[0-9a-f]+)", text)
+        env["amd_names"] += [n.strip() for n in re.findall(r"Card [Ss]eries:\s*(.+)$", text, re.M)]
+        for did in re.findall(r"^\s*\d+\s+\d+\s+0x([0-9a-fA-F]{4}),", text, re.M):
+            env.setdefault("amd_pci", []).append(did.lower())
+    rv = _first(r"ROCm version:\s*(\d+\.\d+(?:\.\d+)?)", text)
+    env["rocm"] = env["rocm"] or rv
+    # the torch build says which CUDA/ROCm wheel it is
+    if env["torch"]:
+        m = re.search(r"\+cu(\d+)(\d)$", env["torch"])
+        if m and not env["cuda"]:
+            env["cuda"] = "%s.%s" % (m.group(1), m.group(2))
+        m = re.search(r"\+rocm(\d+\.\d+)", env["torch"])
+        if m and not env["rocm"]:
+            env["rocm"] = m.group(1)
+    for k in ("gpus", "gfx", "amd_names"):
+        env[k] = list(dict.fromkeys(x for x in env[k] if x))
+    return env
+
+
+def _words(name):
+    return [w for w in re.split(r"[\s\-_/(),]+", name.upper()) if w and w not in ("NVIDIA", "AMD")]
+
+
+def lookup_gpu(name, table):
+    """The table row the name matches (longest match; None when unknown or ambiguous)."""
+    w = _words(name.rstrip(".").replace("...", ""))
+    best, best_len = [], 0
+    for row in table:
+        n = len(row["words"])
+        if n < best_len:
+            continue
+        if any(w[i:i + n] == row["words"] for i in range(len(w) - n + 1)):
+            if n > best_len:
+                best, best_len = [row], n
+            else:
+                best.append(row)
+    if not best:
+        return None
+    key = "cc" if "cc" in best[0] else "gfx"
+    return best[0] if len({r[key] for r in best}) == 1 else None
+
+
+def ccv(s):
+    return tuple(int(x) for x in s.split("."))
+
+
+def check_env(rules, env, to, lang):
+    """Verdicts per item for release ``to``."""
+    E = rules["env"]
+    releases = rules["releases"]
+    facts = E["releases"][to]
+    upto = [v for v in releases if vkey(v) <= vkey(to)]
+    items = []
+
+    def change_url(cid):
+        if not cid:
+            return rules["release_urls"][to][lang]
+        return E["changes"][cid]["url"][lang]
+
+    def item(check, found, verdict, cid=None, note=""):
+        items.append({"check": check, "found": found, "verdict": verdict, "change": cid,
+                      "title": E["changes"][cid]["title"][lang] if cid else None,
+                      "url": change_url(cid), "note": note})
+
+    def dropped_in(key, value):
+        for v in upto:
+            lst = E["releases"][v].get(key) or []
+            if value in [str(x) for x in lst]:
+                return E["releases"][v]["links"].get(key)
+        return False
+
+    links = facts["links"]
+    # python
+    py = env["python"]
+    if not py:
+        item("python", None, "unknown", note="no Python version in the paste")
+    elif not facts["python_min"] or not facts["python_max"]:
+        item("python", py, "unknown", note="the atlas has no Python range for %s" % to)
+    else:
+        xy = ".".join(py.split(".")[:2])
+        shown = py + ("t" if env["free_threaded"] else "")
+        if ccv(xy) < ccv(facts["python_min"]):
+            item("python", shown, "blocked", links.get("python_min"), "%s needs Python %s or newer" % (to, facts["python_min"]))
+        elif ccv(xy) > ccv(facts["python_max"]):
+            item("python", shown, "blocked", links.get("python_max"), "%s has wheels up to Python %s" % (to, facts["python_max"]))
+        elif env["free_threaded"] and facts["python_free_threaded"] is not None and xy + "t" not in facts["python_free_threaded"]:
+            item("python", shown, "blocked", links.get("python_min"), "no free-threaded wheel for %st" % xy)
+        else:
+            item("python", shown, "ok", links.get("python_min"))
+    # NVIDIA driver
+    drv = env["driver"]
+    if not drv:
+        item("nvidia_driver", None, "unknown", note="no NVIDIA driver version in the paste")
+    elif facts["nvidia_min_driver"] is None:
+        item("nvidia_driver", drv, "unknown", note="the atlas has no driver requirement for %s" % to)
+    else:
+        major = int(re.match(r"\d+", drv).group(0))
+        verdict = "ok" if major >= int(facts["nvidia_min_driver"]) else "blocked"
+        item("nvidia_driver", drv, verdict, links.get("nvidia_min_driver"),
+             "" if verdict == "ok" else "%s needs driver %s or newer" % (to, facts["nvidia_min_driver"]))
+    # NVIDIA GPU architecture
+    gpus = env["gpus"]
+    if not gpus:
+        item("gpu_arch", None, "unknown", note="no NVIDIA GPU model in the paste")
+    else:
+        rows = [(g, lookup_gpu(g, E["gpus"]["nvidia"])) for g in gpus]
+        found = ", ".join("%s (%s)" % (g, "sm_%s, %s" % (r["cc"].replace(".", ""), r["arch"]) if r else "not in the table")
+                          for g, r in rows)
+        if facts["nvidia_min_cc"] is None:
+            item("gpu_arch", found, "unknown", note="the atlas has no GPU requirement for %s" % to)
+        else:
+            low = [g for g, r in rows if r and ccv(r["cc"]) < ccv(facts["nvidia_min_cc"])]
+            if low:
+                item("gpu_arch", found, "blocked", links.get("nvidia_min_arch"),
+                     "%s needs %s or newer" % (to, facts["nvidia_min_arch"]))
+            elif any(r is None for _, r in rows):
+                item("gpu_arch", found, "unknown", note="a GPU model is not in the table")
+            else:
+                item("gpu_arch", found, "ok", links.get("nvidia_min_arch"))
+    # macOS for MPS
+    mac = env["macos"]
+    if not mac:
+        item("macos_mps", None, "unknown", note="no macOS version in the paste")
+    elif facts["macos_min_mps"] is None:
+        item("macos_mps", mac, "unknown", note="the atlas has no macOS requirement for %s" % to)
+    else:
+        ok = int(mac.split(".")[0]) >= int(str(facts["macos_min_mps"]).split(".")[0])
+        item("macos_mps", mac, "ok" if ok else "blocked", links.get("macos_min_mps"),
+             "" if ok else "%s needs macOS %s or newer for MPS" % (to, facts["macos_min_mps"]))
+    # ROCm gfx target
+    gfx = list(env["gfx"])
+    for n in env["amd_names"]:
+        r = lookup_gpu(n, E["gpus"]["amd"])
+        if r:
+            gfx.append(r["gfx"])
+    for did in env.get("amd_pci", []):
+        if did in E["gpus"]["amd_pci_ids"]:
+            gfx.append(E["gpus"]["amd_pci_ids"][did])
+    gfx = list(dict.fromkeys(gfx))
+    if not gfx:
+        unknown_names = env["amd_names"] or env.get("amd_pci")
+        item("rocm_target", ", ".join(env["amd_names"]) or None, "unknown",
+             note="an AMD GPU model is not in the table" if unknown_names else "no AMD GPU target in the paste")
+    elif not any(E["releases"][v].get("rocm_wheels") or E["releases"][v].get("rocm_dropped_targets") for v in upto if v == to):
+        item("rocm_target", ", ".join(gfx), "unknown", note="the atlas has no ROCm facts for %s" % to)
+    else:
+        hit = [(g, dropped_in("rocm_dropped_targets", g)) for g in gfx]
+        bad = [(g, c) for g, c in hit if c is not False]
+        if bad:
+            item("rocm_target", ", ".join(gfx), "blocked", bad[0][1] or None, "%s kernels are no longer built" % bad[0][0])
+        else:
+            item("rocm_target", ", ".join(gfx), "ok", links.get("rocm_dropped_targets"))
+    # ROCm wheel
+    rocm = env["rocm"]
+    if not rocm:
+        item("rocm_wheel", None, "unknown", note="no ROCm version in the paste")
+    elif facts["rocm_wheels"] is None:
+        item("rocm_wheel", rocm, "unknown", note="the atlas has no ROCm wheels for %s" % to)
+    else:
+        xy = ".".join(re.findall(r"\d+", rocm)[:2])
+        if xy in [str(x) for x in facts["rocm_wheels"]]:
+            item("rocm_wheel", rocm, "ok", links.get("rocm_wheels"))
+        else:
+            c = dropped_in("rocm_dropped_wheels", xy)
+            item("rocm_wheel", rocm, "blocked", c or links.get("rocm_wheels"),
+                 "%s ships ROCm %s wheels" % (to, ", ".join(str(x) for x in facts["rocm_wheels"])))
+    # CUDA wheel
+    cuda = env["cuda"]
+    if not cuda:
+        item("cuda_wheel", None, "unknown", note="no CUDA build in the paste")
+    elif facts["cuda_wheels"] is None:
+        item("cuda_wheel", cuda, "unknown", note="the atlas has no CUDA wheels for %s" % to)
+    else:
+        xy = ".".join(re.findall(r"\d+", cuda)[:2])
+        if xy in facts["cuda_wheels"]:
+            item("cuda_wheel", cuda, "ok", links.get("cuda_default_wheel"))
+        else:
+            c = dropped_in("cuda_dropped_wheels", "cu" + xy.replace(".", ""))
+            item("cuda_wheel", cuda, "blocked", c or links.get("cuda_default_wheel"),
+                 "%s ships CUDA %s wheels" % (to, ", ".join(facts["cuda_wheels"])))
+    return items
+
+
+#: A line of pip freeze or a requirements file (no quotes, no spaced single '=': not code).
+REQ_LINE = r"^(?:-e\s+\S+|--[\w-]+.*|[A-Za-z0-9][\w.\-]*(?:\[[\w,\s-]*\])?\s*(?:===|==|>=|<=|~=|!=|<|>|=(?=\d)|@)\s*[\w.*+!<>=,~ -]+)$"
+
+
+def detect_kind(text):
+    """'env' for a paste of tool output or a package list, 'code' for Python source."""
+    markers = (r"^PyTorch version:", r"NVIDIA-SMI \d", r"Driver Version\s*:", r"^ProductVersion:", r"HSA System Attributes",
+               r"ROCm System Management Interface", r"^GPU \d+: .*\(UUID:", r"^Marketing Name:", r"^Is CUDA available:")
+    if any(re.search(m, text, re.M) for m in markers):
+        return "env"
+    lines = [x.strip() for x in text.splitlines() if x.strip() and not x.strip().startswith("#")]
+    if not lines:
+        return "code"
+    req = sum(1 for x in lines if re.match(REQ_LINE, x))
+    return "env" if req * 2 > len(lines) else "code"
+
+
+# ------------------------------------------------------------------------------ command line
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, "%s: error: %s\n" % (self.prog, message))
+
+
+def _parser():
+    p = _Parser(prog="atlas_check.py", description=__doc__.split("\n\n")[0],
+                epilog="Exit codes: 0 nothing found (env: nothing blocked); 1 only behaviour changes, deprecated "
+                       "switches or platform notes; 2 something breaks (env: something blocked); 3 usage error.",
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rules", help="rules JSON (default: embedded, or built from the repository's data)")
+    sub = p.add_subparsers(dest="cmd")
+    c = sub.add_parser("code", help="check Python code", description="Check Python files and directories.",
+                       epilog=p.epilog)
+    c.add_argument("--from", dest="frm", help="torch version you run (default: the project's pin, else the oldest release)")
+    c.add_argument("--to", help="torch version you upgrade to (default: the latest release)")
+    c.add_argument("--lang", default="en", choices=["en", "zh", "ru", "id"])
+    c.add_argument("--format", default="text", choices=["text", "json", "sarif"])
+    c.add_argument("--rules", dest="rules_sub", help=argparse.SUPPRESS)
+    c.add_argument("paths", nargs="+", metavar="PATH")
+    e = sub.add_parser("env", help="check an environment paste", epilog=p.epilog,
+                       description="Check a paste of collect_env, pip freeze, nvidia-smi, sw_vers, rocminfo or rocm-smi.")
+    e.add_argument("--to", help="torch version you upgrade to (default: the latest release)")
+    e.add_argument("--lang", default="en", choices=["en", "zh", "ru", "id"])
+    e.add_argument("--format", default="text", choices=["text", "json"])
+    e.add_argument("--rules", dest="rules_sub", help=argparse.SUPPRESS)
+    e.add_argument("file", metavar="FILE|-")
+    return p
+
+
+def _target(rules, to, parser):
+    releases = rules["releases"]
+    if not to:
+        return releases[-1]
+    rel, note = release_of(to, releases)
+    if rel is None or note:
+        parser.error("--to: " + note)
+    return rel
+
+
+def main_code(args, rules, parser, out):
+    releases = rules["releases"]
+    to = _target(rules, args.to, parser)
+    if args.frm:
+        frm, note = release_of(args.frm, releases)
+        if frm is None:
+            parser.error("--from: " + note)
+        why = "--from %s" % args.frm + ("; " + note if note else "")
+    else:
+        pin, where = find_pin(args.paths)
+        if pin:
+            frm, note = release_of(pin, releases)
+            if frm is None:   # pinned to a release newer than the rules know
+                frm, note = to, note
+            why = "pinned: " + where + ("; " + note if note else "")
+        else:
+            frm, why = releases[0], "no torch pin found; the oldest release known here"
+    for p in args.paths:
+        if not os.path.exists(p):
+            parser.error("no such file or directory: %s" % p)
+    findings, skipped, stats = scan(rules, args.paths, frm, to, args.lang)
+    code = exit_code({f["severity"] for f in findings})
+    if args.format == "json":
+        out.write(json.dumps({"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "from_reason": why,
+                              "findings": findings, "skipped": skipped, "stats": stats},
+                             ensure_ascii=False, indent=1) + "\n")
+    elif args.format == "sarif":
+        out.write(json.dumps(sarif(rules, findings, skipped, frm, to, args.lang), ensure_ascii=False, indent=1) + "\n")
+    else:
+        out.write("%s: torch %s -> %s (from: %s)\n" % (TOOL, frm, to, why))
+        if vkey(frm) >= vkey(to):
+            out.write("nothing to compare: %s is not older than %s\n" % (frm, to))
+        for f in findings:
+            out.write("%s:%d:%d: %s: %s [%s]\n" % (f["path"], f["line"], f["column"], f["severity"], f["title"],
+                                                  f["change"] or f["api"]))
+            if f["fix"]:
+                out.write("    %s\n" % f["fix"])
+            out.write("    %s\n" % f["url"])
+        for s in skipped:
+            out.write("skipped: %s: %s\n" % (s["path"], s["reason"]))
+        counts = {}
+        for f in findings:
+            counts[f["severity"]] = counts.get(f["severity"], 0) + 1
+        out.write("%d finding%s%s in %d file%s, %d skipped\n" % (
+            len(findings), "" if len(findings) == 1 else "s",
+            (" (" + ", ".join("%d %s" % (n, s) for s, n in sorted(counts.items())) + ")") if counts else "",
+            stats["files"], "" if stats["files"] == 1 else "s", len(skipped)))
+    return code
+
+
+def main_env(args, rules, parser, out):
+    releases = rules["releases"]
+    to = _target(rules, args.to, parser)
+    if args.file == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            with open(args.file, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+        except OSError as exc:
+            parser.error("cannot read %s: %s" % (args.file, exc.strerror))
+    env = parse_env(text)
+    items = check_env(rules, env, to, args.lang)
+    frm, note = (release_of(env["torch"], releases) if env["torch"] else (None, "no torch version in the paste"))
+    upgrade = None
+    if frm and vkey(frm) < vkey(to):
+        upgrade = rules["upgrade_url"][args.lang].replace("{old}", frm).replace("{new}", to)
+    code = EXIT_BREAKS if any(i["verdict"] == "blocked" for i in items) else EXIT_OK
+    if args.format == "json":
+        out.write(json.dumps({"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "torch": env["torch"],
+                              "from_note": note or None, "upgrade_url": upgrade, "formats": env["formats"],
+                              "items": items}, ensure_ascii=False, indent=1) + "\n")
+    else:
+        out.write("%s env: torch %s -> %s%s\n" % (TOOL, env["torch"] or "?", to, (" (%s)" % note) if note else ""))
+        if upgrade:
+            out.write("upgrade page: %s\n" % upgrade)
+        for i in items:
+            out.write("%-14s %-8s %s\n" % (i["check"], i["verdict"], i["found"] or "-"))
+            if i["note"]:
+                out.write("    %s\n" % i["note"])
+            if i["change"]:
+                out.write("    %s: %s\n" % (i["title"], i["url"]))
+    return code
+
+
+def main(argv=None, out=None):
+    out = out or sys.stdout
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not args.cmd:
+        parser.print_help(out)
+        return EXIT_USAGE
+    rules = load_rules(args.rules_sub or args.rules)
+    if rules.get("schema_version") != SCHEMA_VERSION:
+        parser.error("rules have schema_version %r; this checker reads %d" % (rules.get("schema_version"), SCHEMA_VERSION))
+    if args.cmd == "code":
+        return main_code(args, rules, parser, out)
+    return main_env(args, rules, parser, out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,428 @@
+"""The code and environment checker's rules (issue 19), generated from the fact base.
+
+In:  a validated ``FactBase`` (``validate(load())``), the committed API surfaces of the wheels
+     (``data/evidence/surface-<v>.txt``, diffed by ``evidence.surface_diff``, linked to changes
+     by ``enrich``) and ``data/gpus.yaml``.
+Out: ``build_rules(fb)``: one JSON-able dict (``schema_version: 1``) that both engines read,
+     ``scripts/atlas/atlas_check.py`` and ``docs/assets/atlas-check.js``;
+     ``standalone_script(rules)``: the checker's source with the rules embedded (published as
+     ``/check/atlas_check.py``); ``ruff_config(rules, to)``: a ruff ``banned-api`` table.
+
+Nothing is typed twice. A rule comes from what the data already says:
+
+- a value that a change says is gone (``evidence.claim_roles``: a removal's ``old``/``param``, a
+  rename's ``old``, ``data/claims.yaml``), classified by ``idents.classify``: a ``torch.*`` name
+  becomes a ``name`` rule, ``kw="v"`` a ``keyword`` rule, a bare parameter a ``param`` rule on the
+  callables whose signature lost it in the API diff, a bare key a ``string`` rule (``key``);
+- each ``rollback.switches`` entry: an ``env`` or backend ``string`` rule, ``deprecated-switch``
+  until the release that removes it;
+- a change's ``check:`` blocks (schema ``Check``), whose targets refer to its values;
+- the API diff between consecutive wheels: each removed name and removed parameter that no rule
+  above covers, linked to the change the site links it to, or to none (``change: null``).
+
+A rule applies to an upgrade ``from -> to`` when its release is in ``(from, to]``, or its
+``removed_in`` is; a switch whose ``removed_in`` is reached ``breaks``.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Optional
+
+from .enrich import enrich, upgrade_slug
+from .evidence import claim_roles, read_claims, read_surfaces, wheel_of
+from .gpus import read_gpus, words
+from .i18n import text_for
+from .idents import ALIASES, classify
+from .keys import version_key
+from .load import LANGS, DataError, url_for
+from .render import DEFAULT_SITE_URL
+from .text import punctuation, render_plain
+
+SCHEMA_VERSION = 1
+CHECKER = Path(__file__).resolve().parent / "atlas_check.py"
+SEVERITIES = ("breaks", "behavior", "deprecated-switch", "platform")
+#: Change types whose code the checker looks at (features add, they do not break).
+CHECKED_TYPES = {"breaking", "removal", "behavior", "deprecation", "platform"}
+_REF = re.compile(r"^\{(?:([0-9]{2,4}-[a-z0-9-]+)\.)?([a-z0-9_]+)\}$")
+
+
+def _severity(c) -> str:
+    if c.type in ("breaking", "removal"):
+        return "breaks"
+    if c.type == "platform":
+        return "platform"
+    return "behavior"
+
+
+class _Builder:
+    def __init__(self, fb, site_url: str):
+        self.fb = fb
+        self.base = site_url.rstrip("/")
+        self.atlas = enrich(fb)
+        self.texts = {t.key: t for t in fb.texts}
+        self.release_of = {c.id: r for r in fb.releases for c in r.changes}
+        self.by_id = {c.id: c for c in fb.changes()}
+        versions = fb.wheels.versions if fb.wheels else []
+        self.wheel = {r.version: wheel_of(r.version, versions) for r in fb.releases}
+        self.surfaces = {v: s[1] for v, s in read_surfaces(versions).items()}
+        self.rules: list[dict] = []
+        self.problems: list[str] = []
+
+    # --- texts ------------------------------------------------------------------------
+    def plain(self, key: str, lang: str) -> str:
+        t = self.texts[key]
+        return render_plain(text_for(self.fb, key, lang, t.en), self.fb.scopes[t.owner], lang)
+
+    def url(self, lang: str, path: str) -> str:
+        return self.base + url_for(lang, path)
+
+    def change_texts(self, cid: str) -> dict:
+        c = self.by_id[cid]
+        fix = {lang: " ".join(self.plain(f"{cid}.fix.{i}", lang) for i in range(len(c.fix.steps)))
+               for lang in LANGS} if c.fix else None
+        return {"title": {lang: self.plain(f"{cid}.title", lang) for lang in LANGS}, "fix": fix,
+                "url": {lang: self.url(lang, f"changes/{cid}/") for lang in LANGS}}
+
+    def api_diff_texts(self, what: str, name: str, release: str) -> dict:
+        """Title of a rule no change explains: the upgrade page's own words ("Removed",
+        "not mentioned by any source"), in each language's punctuation."""
+        ui = self.fb.ui
+        prev = self.fb.release(release).previous
+
+        def title(lang: str) -> str:
+            pu = punctuation(lang)
+            return f"{ui[lang][f'apidiff.{what}']}{pu['colon']}{name} {pu['lp']}{ui[lang]['apidiff.unmentioned']}{pu['rp']}"
+        return {"title": {lang: title(lang) for lang in LANGS}, "fix": None,
+                "url": {lang: self.url(lang, f"upgrade/{upgrade_slug(prev, release)}/") for lang in LANGS}}
+
+    # --- names ------------------------------------------------------------------------
+    def _sig(self, name: str) -> Optional[str]:
+        for v in sorted(self.surfaces, key=version_key, reverse=True):
+            if name in self.surfaces[v]:
+                return self.surfaces[v][name]
+        return None
+
+    def qualify(self, value: str) -> list[str]:
+        """A name as the data writes it (``dist.new_group()``, ``ProcessGroupNCCL``,
+        ``torch.qr``) -> the public dotted names it is known by in the wheels: the name itself
+        (qualified through the API surface when it is bare) and its re-exports (same last part,
+        same signature)."""
+        name = re.sub(r"\(.*\)$", "", value.strip().lstrip("@"))
+        head = name.split(".")[0]
+        if head in ALIASES:
+            name = ALIASES[head] + name[len(head):]
+        if "." not in name:
+            last = name
+            cands = sorted({n for s in self.surfaces.values() for n in s
+                            if n.rsplit(".", 1)[-1] == last and "._" not in n and not n.startswith("torch.Tensor.")},
+                           key=lambda n: (n.count("."), n))
+            if not cands:
+                return [name]
+            name = cands[0]
+        sig = self._sig(name)
+        if sig is None or not re.search(r"\(\w", sig):
+            return [name]        # only a signature with parameters identifies a re-export
+        last = name.rsplit(".", 1)[-1]
+        same = sorted({n for s in self.surfaces.values() for n in s
+                       if n != name and n.rsplit(".", 1)[-1] == last and s[n] == sig and "._" not in n})
+        return [name] + same
+
+    # --- rules ------------------------------------------------------------------------
+    def add(self, kind: str, change: Optional[str], release: str, severity: str, texts: dict, *,
+            removed_in: Optional[str] = None, source: str, **match: Any) -> dict:
+        key = match.get("targets") or [match.get("target")]
+        rid = f"{change or 'api-diff'}/{kind}/{key[0]}"
+        if kind == "param":
+            rid += f"/{match['keyword']}"
+        elif kind == "keyword":
+            rid += f"={match['value']}"
+        elif kind == "reload":
+            rid += f"/{match['how']}"
+        if any(r["id"] == rid for r in self.rules):
+            return next(r for r in self.rules if r["id"] == rid)
+        rule = {"id": rid, "change": change, "kind": kind, "introduced_in": release, "removed_in": removed_in,
+                "severity": severity, "source": source, **match, **texts}
+        self.rules.append(rule)
+        return rule
+
+    def resolve_ref(self, c, text: str, where: str) -> Optional[str]:
+        m = _REF.match(text)
+        if not m:
+            return text
+        other = self.by_id.get(m.group(1)) if m.group(1) else c
+        value = other.values.get(m.group(2)) if other else None
+        if not isinstance(value, str):
+            self.problems.append(f"{self.fb.release_files[self.release_of[c.id].version]}: {c.id}: {where}: "
+                                 f"{text} does not name a string value")
+            return None
+        return value
+
+    def from_values(self, c, release: str, param_removals: dict) -> None:
+        texts = self.change_texts(c.id)
+        sev = _severity(c)
+        for k, role in sorted(claim_roles(c, read_claims()).items()):
+            if role != "removed" or k not in c.values:
+                continue
+            v = c.values[k]
+            for x in (v if isinstance(v, list) else [v]):
+                if not isinstance(x, str):
+                    continue
+                kind, query, param, _ = classify(x)
+                src = f"values.{k}"
+                if kind == "api" and not param:
+                    old = self.surfaces.get(self.wheel.get(self.fb.release(release).previous) or "", {})
+                    new = self.surfaces.get(self.wheel.get(release) or "", {})
+                    gone = [n for n in self.qualify(query) if not old or (n in old and n not in new)] or [query]
+                    self.add("name", c.id, release, sev, texts, targets=gone, source=src)
+                elif kind == "kwvalue":
+                    self.add("keyword", c.id, release, sev, texts, target=query, value=param, source=src)
+                elif kind == "name" and "." not in query:
+                    callees = param_removals.get((release, query))
+                    if callees:
+                        self.add("param", c.id, release, sev, texts, targets=sorted(callees), keyword=query, source=src)
+                    else:
+                        self.add("string", c.id, release, sev, texts, target=query, key=True, split=False, source=src)
+                elif kind == "constant":
+                    self.add("env", c.id, release, sev, texts, target=query, source=src)
+                elif kind == "backend":
+                    self.add("string", c.id, release, sev, texts, target=query, key=False, split=True, source=src)
+
+    def from_rollback(self, c, release: str) -> None:
+        if not c.rollback:
+            return
+        texts = self.change_texts(c.id)
+        for i, x in enumerate(c.rollback.switches):
+            kind, query, _, _ = classify(x)
+            src = f"rollback.switches.{i}"
+            if kind == "constant":
+                self.add("env", c.id, release, "deprecated-switch", texts, removed_in=c.rollback.removed_in,
+                         target=query, source=src)
+            elif kind == "backend":
+                self.add("string", c.id, release, "deprecated-switch", texts, removed_in=c.rollback.removed_in,
+                         target=query, key=False, split=True, source=src)
+
+    def from_checks(self, c, release: str) -> None:
+        texts = self.change_texts(c.id)
+        for i, ck in enumerate(c.check):
+            where = f"check.{i}"
+            sev = ck.severity or _severity(c)
+            target = self.resolve_ref(c, ck.target, f"{where}.target")
+            if target is None:
+                continue
+            if ck.kind == "reload":
+                m = re.fullmatch(r"(?:importlib\.|imp\.)?reload\(\s*([A-Za-z_][\w.]*)\s*\)", target)
+                d = re.fullmatch(r"del\s+sys\.modules\[\s*([\"'])([\w.]+)\1\s*\]", target)
+                if not (m or d):
+                    self.problems.append(f"{self.fb.release_files[release]}: {c.id}: {where}.target: "
+                                         f"{target!r} is neither importlib.reload(module) nor del sys.modules[\"module\"]")
+                    continue
+                self.add("reload", c.id, release, sev, texts, target=m.group(1) if m else d.group(2),
+                         how="reload" if m else "del", source=where)
+            elif ck.kind == "method":
+                self.add("method", c.id, release, sev, texts, target=re.sub(r"\(.*\)$", "", target), source=where)
+            else:
+                args = []
+                for j, a in enumerate(ck.args):
+                    kw = self.resolve_ref(c, a.keyword, f"{where}.args.{j}.keyword")
+                    val = self.resolve_ref(c, a.value, f"{where}.args.{j}.value") if a.value is not None else None
+                    if "value" in a.when and val is None:
+                        self.problems.append(f"{self.fb.release_files[release]}: {c.id}: {where}.args.{j}: "
+                                             "'value' in when needs a value")
+                    args.append({"keyword": kw, "position": a.position, "when": list(a.when), "value": val})
+                extra = {"args": args} if ck.kind == "call" else {}
+                self.add(ck.kind, c.id, release, sev, texts, targets=self.qualify(target), source=where, **extra)
+
+    def covered(self, change: str, name: str) -> bool:
+        for r in self.rules:
+            if r["change"] != change:
+                continue
+            if r["kind"] == "name" and any(name == t or name.startswith(t + ".") for t in r["targets"]):
+                return True
+            if r["kind"] == "string" and r.get("key") and name.rsplit(".", 1)[-1] == r["target"]:
+                return True
+        return False
+
+    def build(self) -> dict:
+        steps = {u.new.version: u for u in self.atlas.upgrades if u.old.version == u.new.previous}
+        # removed parameters per (release, parameter): the callables that lost them, with re-exports
+        param_removals: dict[tuple, set] = {}
+        param_links: dict[tuple, Optional[str]] = {}
+        for rel, up in steps.items():
+            for g in (up.api_diff or {}).get("groups", []):
+                for e in g["changed"]:
+                    for p in e["params_removed"]:
+                        names = {e["name"]}
+                        for s in self.surfaces.values():
+                            if s.get(e["name"]) == e["old"]:
+                                last = e["name"].rsplit(".", 1)[-1]
+                                names |= {n for n, sig in s.items() if sig == e["old"] and n.rsplit(".", 1)[-1] == last
+                                          and "._" not in n}
+                        param_removals.setdefault((rel, p), set()).update(names)
+                        param_links.setdefault((rel, p, e["name"]), e["change"])
+        for r in self.fb.releases:
+            for c in r.changes:
+                if c.type in CHECKED_TYPES or c.is_breaking:
+                    self.from_values(c, r.version, param_removals)
+                    self.from_rollback(c, r.version)
+                    self.from_checks(c, r.version)
+        for rel, up in sorted(steps.items(), key=lambda kv: version_key(kv[0])):
+            for g in (up.api_diff or {}).get("groups", []):
+                for e in g["removed"]:
+                    if e["change"] and self.covered(e["change"], e["name"]):
+                        continue
+                    texts = self.change_texts(e["change"]) if e["change"] else self.api_diff_texts("removed", e["name"], rel)
+                    self.add("name", e["change"], rel, "breaks", texts, targets=[e["name"]], source="api_diff.removed",
+                             api_diff={"what": "removed", "name": e["name"], "from_wheel": up.api_diff["old_wheel"],
+                                       "to_wheel": up.api_diff["new_wheel"]})
+                for e in g["changed"]:
+                    for p in e["params_removed"]:
+                        link = e["change"]
+                        if link and any(x["kind"] == "param" and x["change"] == link and x["keyword"] == p for x in self.rules):
+                            continue
+                        callees = sorted(n for n in param_removals[(rel, p)] if n.rsplit(".", 1)[-1] == e["name"].rsplit(".", 1)[-1])
+                        texts = self.change_texts(link) if link else self.api_diff_texts("changed", f"{e['name']}({p}=)", rel)
+                        self.add("param", link, rel, "breaks", texts, targets=callees, keyword=p, source="api_diff.changed",
+                                 api_diff={"what": "changed", "name": e["name"], "param": p,
+                                           "from_wheel": up.api_diff["old_wheel"], "to_wheel": up.api_diff["new_wheel"]})
+        if self.problems:
+            raise DataError(self.problems)
+        covered = {r["change"] for r in self.rules if r["change"]}
+        env = self.env()
+        env_links = {cid for rel in env["releases"].values() for cid in rel["links"].values() if cid}
+        not_checked = [{"change": c.id, "type": c.type, "env": c.id in env_links}
+                       for r in self.fb.releases for c in r.changes
+                       if (c.is_breaking or c.type in ("removal", "behavior")) and c.id not in covered]
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "site_url": self.base + "/",
+            "langs": list(LANGS),
+            "releases": [r.version for r in self.fb.releases],
+            "release_urls": {r.version: {lang: self.url(lang, f"releases/{r.version}/") for lang in LANGS}
+                             for r in self.fb.releases},
+            "upgrade_url": {lang: self.url(lang, "upgrade/{old}-to-{new}/") for lang in LANGS},
+            "rules": sorted(self.rules, key=lambda r: (version_key(r["introduced_in"]), r["id"])),
+            "not_checked": not_checked,
+            "env": env,
+        }
+
+    # --- environment ------------------------------------------------------------------
+    def link(self, r, key: str) -> Optional[str]:
+        """The change of release ``r`` that states the matrix value ``key``: the first (breaking
+        first) whose values hold that value."""
+        cell = getattr(r.matrix, key)
+        if cell is None:
+            return None
+        want = cell.value if isinstance(cell.value, list) else [cell.value]
+
+        def holds(v) -> bool:
+            have = v if isinstance(v, list) else [v]
+            return any(str(a) == str(b) for a in have for b in want)
+        cands = [c for c in r.changes if any(holds(v) for v in c.values.values())]
+        cands.sort(key=lambda c: not c.is_breaking)
+        return cands[0].id if cands else None
+
+    def env(self) -> dict:
+        table = read_gpus()
+        arch_cc = {a.name: a.compute_capability for a in table.nvidia_architectures}
+        releases = {}
+        links_all: set[str] = set()
+        for r in self.fb.releases:
+            m = r.matrix
+
+            def val(key):
+                cell = getattr(m, key)
+                return None if cell is None else cell.value
+            arch = val("nvidia_min_arch")
+            arch_min = None
+            if isinstance(arch, str):
+                sm = re.fullmatch(r"sm_(\d+)(\d)", arch)
+                arch_min = f"{sm.group(1)}.{sm.group(2)}" if sm else arch_cc.get(arch)
+            cuda = None
+            if val("cuda_default_wheel") is not None:
+                cuda = [str(val("cuda_default_wheel"))] + [str(x) for x in (val("cuda_other_wheels") or [])]
+            keys = ("python_min", "python_max", "nvidia_min_driver", "nvidia_min_arch", "macos_min_mps", "rocm_wheels",
+                    "rocm_dropped_wheels", "rocm_dropped_targets", "cuda_default_wheel", "cuda_dropped_wheels")
+            links = {k: self.link(r, k) for k in keys if getattr(m, k) is not None}
+            links_all |= {x for x in links.values() if x}
+            releases[r.version] = {
+                "python_min": val("python_min"), "python_max": val("python_max"),
+                "python_free_threaded": val("python_free_threaded"),
+                "nvidia_min_driver": val("nvidia_min_driver"), "nvidia_min_arch": arch,
+                "nvidia_min_cc": arch_min, "cuda_wheels": cuda,
+                "cuda_dropped_wheels": val("cuda_dropped_wheels"),
+                "rocm_wheels": val("rocm_wheels"), "rocm_dropped_wheels": val("rocm_dropped_wheels"),
+                "rocm_dropped_targets": val("rocm_dropped_targets"), "macos_min_mps": val("macos_min_mps"),
+                "links": links,
+            }
+        return {
+            "releases": releases,
+            "changes": {cid: {k: v for k, v in self.change_texts(cid).items() if k != "fix"} for cid in sorted(links_all)},
+            "gpus": {
+                "nvidia": [{"words": words(g.match or g.model), "model": g.model, "arch": g.arch,
+                            "cc": g.compute_capability} for g in table.nvidia],
+                "amd": [{"words": words(g.match or g.model), "model": g.model, "gfx": g.gfx} for g in table.amd],
+                "amd_pci_ids": {i: row.gfx for row in table.amd_pci_ids for i in row.ids},
+                "sources": {s.id: s.url for s in table.sources},
+            },
+        }
+
+
+def build_rules(fb, site_url: str = DEFAULT_SITE_URL) -> dict:
+    """The checker's rules from the validated fact base; URLs are absolute on ``site_url``.
+    Raises DataError naming file, change and field for a ``check:`` block that does not resolve."""
+    return _Builder(fb, site_url).build()
+
+
+def rules_json(rules: dict) -> str:
+    """Deterministic JSON of the rules (sorted keys, no timestamps): /api/v1/rules.json."""
+    return json.dumps(rules, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
+
+
+_RULES_LINE = "RULES = None"
+
+
+def standalone_script(rules: dict) -> str:
+    """``atlas_check.py`` with the rules embedded, so it runs anywhere with Python 3.9+ and
+    nothing else. The line ``RULES = None`` becomes ``RULES = json.loads(<literal>)``."""
+    src = CHECKER.read_text(encoding="utf-8")
+    lines = src.split("\n")
+    idx = [i for i, line in enumerate(lines) if line == _RULES_LINE]
+    if len(idx) != 1:
+        raise ValueError(f"{CHECKER.name}: expected one line {_RULES_LINE!r}")
+    payload = json.dumps(rules, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    lines[idx[0]] = "RULES = json.loads(" + repr(payload) + ")"
+    return "\n".join(lines)
+
+
+def _applies(rule: dict, from_v: str, to_v: str) -> bool:
+    k = version_key
+    hit = k(from_v) < k(rule["introduced_in"]) <= k(to_v)
+    return hit or bool(rule.get("removed_in") and k(from_v) < k(rule["removed_in"]) <= k(to_v))
+
+
+def ruff_config(rules: dict, to_version: str, from_version: Optional[str] = None) -> str:
+    """A ruff configuration (``[lint.flake8-tidy-imports.banned-api]``) with every dotted name
+    whose use breaks on the way to ``to_version`` (from ``from_version``, default the oldest
+    release): published as ``/check/ruff-<to>.toml``. Each message names the permanent URL.
+    ruff matches qualified names only, so keyword, string and environment rules stay with
+    ``atlas_check.py``."""
+    releases = rules["releases"]
+    if to_version not in releases or (from_version and from_version not in releases):
+        raise ValueError(f"unknown release; known: {', '.join(releases)}")
+    from_version = from_version or releases[0]
+    banned: dict[str, str] = {}
+    for r in rules["rules"]:
+        if r["kind"] != "name" or not _applies(r, from_version, to_version) or r["severity"] != "breaks":
+            continue
+        for t in r["targets"]:
+            msg = f"{r['title']['en']} ({r['severity']}, torch {r['introduced_in']}). {r['fix']['en'] if r['fix'] else ''}".strip()
+            banned.setdefault(t, f"{msg} {r['url']['en']}")
+    out = [f"# Release Atlas: names that break on the way from torch {from_version} to {to_version}.",
+           "# Generated from the fact base (scripts/atlas/rules.py); use with: ruff check --config <this file>",
+           "# or copy the table into your ruff.toml. Keyword, string and environment checks: atlas_check.py.",
+           "[lint]", 'extend-select = ["TID251"]', "", "[lint.flake8-tidy-imports.banned-api]"]
+    for name in sorted(banned):
+        out.append(f"{json.dumps(name)}.msg = {json.dumps(banned[name], ensure_ascii=False)}")
+    return "\n".join(out) + "\n"

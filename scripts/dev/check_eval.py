@@ -1,0 +1,198 @@
+"""Measure the checker on its corpus (tests/check_cases, issue 19) and print a Markdown table.
+
+  .venv/bin/python scripts/dev/check_eval.py [--half heldout|tune|all] [--engine python|js]
+
+Code: precision and recall per rule kind, a finding being (line, kind, change) against the
+expectations written beside the code (``# expect: KIND CHANGE``; see tests/check_cases/README.md).
+Environment: the share of verdicts (verdict and linked change) that match the expectation, per
+item. The corpus was split into tune/ and heldout/ before the checkers were tuned; the figures
+that count are the held-out ones.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CASES = ROOT / "tests" / "check_cases"
+JS = ROOT / "docs" / "assets" / "atlas-check.js"
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from atlas import atlas_check as ac  # noqa: E402
+
+ENV_ITEMS = ("python", "nvidia_driver", "gpu_arch", "macos_mps", "rocm_target", "rocm_wheel", "cuda_wheel")
+_EXPECT = re.compile(r"#\s*expect:\s*(.+)$")
+
+
+def code_cases(half: str) -> list[dict]:
+    """Each case: path, from, to, expected {(line, kind, label)}, skip (bool)."""
+    halves = ("tune", "heldout") if half == "all" else (half,)
+    out = []
+    for h in halves:
+        for p in sorted((CASES / "code" / h).glob("*.py")):
+            raw = p.read_bytes()
+            text = raw.decode("utf-8", "replace")
+            side = p.with_suffix(".expect")
+            head = side.read_text(encoding="utf-8") if side.exists() else text
+            m = re.search(r"atlas-check:\s*--from\s+(\S+)\s+--to\s+(\S+)", head)
+            expected = set()
+            for i, line in enumerate(text.split("\n"), 1):
+                e = _EXPECT.search(line)
+                if e:
+                    for part in e.group(1).split(";"):
+                        kind, label = part.split()
+                        expected.add((i, kind, label))
+            out.append({"path": p, "half": h, "from": m.group(1) if m else None, "to": m.group(2) if m else None,
+                        "expected": expected, "skip": "expect-skip" in head})
+    return out
+
+
+def env_cases(half: str) -> list[dict]:
+    halves = ("tune", "heldout") if half == "all" else (half,)
+    out = []
+    for h in halves:
+        for p in sorted((CASES / "env" / h).glob("*.txt")):
+            exp = {}
+            to, torch = None, None
+            for line in p.with_suffix(".expect").read_text(encoding="utf-8").splitlines():
+                parts = line.split()
+                if not parts:
+                    continue
+                if parts[0] == "to:":
+                    to = parts[1]
+                elif parts[0] == "torch:":
+                    torch = parts[1]
+                else:
+                    exp[parts[0]] = (parts[1], parts[2] if len(parts) > 2 else None)
+            out.append({"path": p, "half": h, "to": to, "torch": torch, "expected": exp})
+    return out
+
+
+def label(f: dict) -> str:
+    return f["change"] or "api-diff:" + f["rule"].split("/")[2]
+
+
+def run_python_code(rules: dict, case: dict) -> tuple[set, bool]:
+    frm = case["from"] or rules["releases"][0]
+    to = case["to"] or rules["releases"][-1]
+    findings, skipped, _ = ac.scan(rules, [str(case["path"])], frm, to, "en")
+    return {(f["line"], f["kind"], label(f)) for f in findings}, bool(skipped)
+
+
+def run_js(payload: dict) -> dict:
+    """One call of the JS engine through node (docs/assets/atlas-check.js)."""
+    script = ("const ac=require(process.argv[1]);let d='';process.stdin.on('data',c=>d+=c);"
+              "process.stdin.on('end',()=>{const p=JSON.parse(d);process.stdout.write(JSON.stringify(ac.batch(p)));});")
+    proc = subprocess.run(["node", "-e", script, str(JS)], input=json.dumps(payload), capture_output=True,
+                          text=True, timeout=300)
+    if proc.returncode:
+        raise RuntimeError(proc.stderr)
+    return json.loads(proc.stdout)
+
+
+def js_code_results(rules: dict, cases: list[dict]) -> list[tuple[set, bool]]:
+    jobs = []
+    for c in cases:
+        raw = c["path"].read_bytes()
+        jobs.append({"path": c["path"].name, "bytes": list(raw) if b"\0" in raw else None,
+                     "text": None if b"\0" in raw else raw.decode("latin-1"),
+                     "from": c["from"] or rules["releases"][0], "to": c["to"] or rules["releases"][-1]})
+    res = run_js({"rules": rules, "code": jobs})["code"]
+    return [({(f["line"], f["kind"], label(f)) for f in r["findings"]}, bool(r["skipped"])) for r in res]
+
+
+def evaluate(rules: dict, half: str, engine: str = "python") -> dict:
+    cases = code_cases(half)
+    if engine == "js":
+        results = js_code_results(rules, cases)
+    else:
+        results = [run_python_code(rules, c) for c in cases]
+    tp, fp, fn = Counter(), Counter(), Counter()
+    misses = []
+    skip_ok = skip_n = 0
+    for c, (found, skipped) in zip(cases, results):
+        if c["skip"]:
+            skip_n += 1
+            skip_ok += skipped
+            continue
+        for e in c["expected"] & found:
+            tp[e[1]] += 1
+        for e in found - c["expected"]:
+            fp[e[1]] += 1
+            misses.append(("false positive", c["path"].name, e))
+        for e in c["expected"] - found:
+            fn[e[1]] += 1
+            misses.append(("missed", c["path"].name, e))
+        if skipped:
+            misses.append(("skipped unexpectedly", c["path"].name, ()))
+    env_total = env_ok = 0
+    env_rows = Counter()
+    env_bad = []
+    for c in env_cases(half):
+        env = ac.parse_env(c["path"].read_text(encoding="utf-8"))
+        items = {i["check"]: i for i in ac.check_env(rules, env, c["to"], "en")}
+        for check, (verdict, change) in c["expected"].items():
+            got = items[check]
+            ok = got["verdict"] == verdict and got["change"] == change
+            env_total += 1
+            env_ok += ok
+            env_rows[(check, ok)] += 1
+            if not ok:
+                env_bad.append((c["path"].name, check, (verdict, change), (got["verdict"], got["change"])))
+        if c["torch"]:
+            env_total += 1
+            ok = env["torch"] == c["torch"]
+            env_ok += ok
+            env_rows[("torch", ok)] += 1
+            if not ok:
+                env_bad.append((c["path"].name, "torch", c["torch"], env["torch"]))
+    return {"tp": tp, "fp": fp, "fn": fn, "misses": misses, "skip": (skip_ok, skip_n),
+            "env": (env_ok, env_total), "env_rows": env_rows, "env_bad": env_bad,
+            "cases": (len(cases), len(env_cases(half)))}
+
+
+def pct(a: int, b: int) -> str:
+    return f"{100 * a / b:.1f}%" if b else "n/a"
+
+
+def markdown(r: dict, half: str, engine: str) -> str:
+    tp, fp, fn = r["tp"], r["fp"], r["fn"]
+    kinds = sorted(set(tp) | set(fp) | set(fn))
+    out = [f"### Code check, {half} ({r['cases'][0]} files, {engine} engine)", "",
+           "| rule kind | expected | found right | false positives | missed | precision | recall |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for k in kinds:
+        out.append(f"| {k} | {tp[k] + fn[k]} | {tp[k]} | {fp[k]} | {fn[k]} | {pct(tp[k], tp[k] + fp[k])} | {pct(tp[k], tp[k] + fn[k])} |")
+    T, F, N = sum(tp.values()), sum(fp.values()), sum(fn.values())
+    out.append(f"| **all** | {T + N} | {T} | {F} | {N} | **{pct(T, T + F)}** | **{pct(T, T + N)}** |")
+    out += ["", f"Files expected to be skipped (do not parse): {r['skip'][0]} of {r['skip'][1]} skipped.", ""]
+    for what, name, e in r["misses"]:
+        out.append(f"- {what}: {name} line {e[0]} {e[1]} {e[2]}" if e else f"- {what}: {name}")
+    ok, total = r["env"]
+    out += ["", f"### Environment check, {half} ({r['cases'][1]} pastes)", "",
+            "| item | right | wrong |", "|---|---:|---:|"]
+    for item in ("torch",) + ENV_ITEMS:
+        out.append(f"| {item} | {r['env_rows'][(item, True)]} | {r['env_rows'][(item, False)]} |")
+    out.append(f"| **all** | **{ok} of {total} ({pct(ok, total)})** | {total - ok} |")
+    for name, check, want, got in r["env_bad"]:
+        out.append(f"- {name}: {check}: expected {want}, got {got}")
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--half", default="heldout", choices=["heldout", "tune", "all"])
+    p.add_argument("--engine", default="python", choices=["python", "js"])
+    args = p.parse_args(argv)
+    rules = ac.load_rules()
+    print(markdown(evaluate(rules, args.half, args.engine), args.half, args.engine))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

