@@ -311,6 +311,70 @@ def test_upgrade_picker_opens_the_pair(page, served_site):
     assert "2.13" in page.locator("h1").inner_text() and "2.15" in page.locator("h1").inner_text()
 
 
+CHECK_CODE = """import torch as th
+from torch.autograd import profiler
+# torch.cholesky in a comment is not a finding, nor is a string "torch.qr"
+def qr(x):
+    return x
+L = th.cholesky(A)
+Q, R = qr(A)
+with profiler.profile(use_cuda=True) as prof:
+    pass
+"""
+CHECK_ENV = """PyTorch version: 2.13.0+cu126
+Is debug build: False
+CUDA used to build PyTorch: 12.6
+OS: Ubuntu 22.04.4 LTS (x86_64)
+Python version: 3.10.14 (main, Mar 21 2024, 16:24:04) [GCC 11.2.0] (64-bit runtime)
+Is CUDA available: True
+GPU models and configuration: GPU 0: Tesla V100-SXM2-32GB
+Nvidia driver version: 535.104.05
+"""
+
+
+def _check(page, served_site, lang, text, kind="auto", frm="2.13", to="2.15"):
+    page.goto(served_site + url_for(lang)[1:] + "check/")
+    page.fill("#atlas-check-input", text)
+    page.check(f"input[name=kind][value={kind}]")
+    page.select_option("form[data-atlas-check] select[name=from]", frm)
+    page.select_option("form[data-atlas-check] select[name=to]", to)
+    page.click("form[data-atlas-check] button[type=submit]")
+    page.wait_for_function("() => document.querySelector('form[data-atlas-check]').dataset.ms !== undefined")
+    return page.locator(".atlas-check-status").inner_text()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_check_page_finds_the_changes_in_pasted_code(page, served_site, factbase, lang):
+    status = _check(page, served_site, lang, CHECK_CODE)
+    changes = page.eval_on_selector_all(".atlas-check-results li[data-change]", "els => els.map(e => e.dataset.change)")
+    # th.cholesky and the profiler's use_cuda; qr is the file's own function, comments and strings do not count
+    assert sorted(changes) == ["214-profiler-use-cuda", "214-remove-cholesky"], changes
+    titles = page.eval_on_selector_all(".atlas-check-results li a", "els => els.map(e => [e.textContent, e.href])")
+    cholesky = next(t for t in titles if "214-remove-cholesky" in t[1])
+    assert cholesky[1].endswith(url_for(lang, "changes/214-remove-cholesky/"))
+    assert page.locator("form[data-atlas-check]").get_attribute("data-kind") == "code"
+    assert status == factbase.ui[lang]["check.found"].replace("{n}", "2")
+    # grouped by severity, the group named in the page's language
+    heading = page.locator(".atlas-check-group[data-severity=breaks] h3").inner_text()
+    assert heading.startswith(factbase.ui[lang]["check.severity.breaks"])
+
+
+def test_check_page_reads_an_environment_paste(page, served_site):
+    _check(page, served_site, "en", CHECK_ENV)
+    assert page.locator("form[data-atlas-check]").get_attribute("data-kind") == "env"
+    verdicts = dict(page.eval_on_selector_all(".atlas-check-env li", "els => els.map(e => [e.dataset.check, e.dataset.verdict])"))
+    # Volta (V100) is not built by the default wheels of 2.15; Python 3.10 wheels stop with 2.15
+    assert verdicts["gpu_arch"] == "blocked" and verdicts["python"] == "blocked", verdicts
+    assert verdicts["macos_mps"] == "unknown"   # nothing about macOS in the paste: never guessed
+    assert page.locator(".atlas-check-results a", has_text="2.13").count() >= 1   # the upgrade page from->to
+
+
+def test_check_page_says_when_nothing_is_affected(page, served_site, factbase):
+    status = _check(page, served_site, "zh", "import torch\nQ, R = torch.linalg.qr(A)\n", kind="code")
+    assert status == factbase.ui["zh"]["check.none"]
+    assert page.locator(".atlas-check-results li").count() == 0
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_screenshots(page, served_site, lang):
     """Home, a release page, a change page and a search result, kept as artifacts."""
@@ -332,7 +396,7 @@ def test_screenshots(page, served_site, lang):
 
 
 A11Y_PAGES = ["", "releases/", "releases/2.15/", "changes/215-dcp-strides/", "breaking/", "changes/", "upgrade/",
-              "upgrade/2.14-to-2.15/", "errors/", "faq/", "faq/2.15/", "sources/", "api/", "about/", "404.html"]
+              "upgrade/2.14-to-2.15/", "errors/", "faq/", "faq/2.15/", "sources/", "api/", "about/", "check/", "404.html"]
 
 
 #: axe reports every violating node in full; ``resultTypes`` limits only the passes, incomplete and

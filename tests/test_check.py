@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import io
 import json
 import shutil
 import subprocess
@@ -16,8 +15,10 @@ import jsonschema
 import pytest
 
 from atlas import atlas_check as ac
-from atlas.load import DataError, url_for
+from atlas.enrich import enrich
+from atlas.problems import DataError
 from atlas.rules import build_rules, ruff_config, rules_json, standalone_script
+from atlas.urls import url_for
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKER = ROOT / "scripts" / "atlas" / "atlas_check.py"
@@ -25,8 +26,8 @@ PY39 = Path("/root/.pyenv/versions/3.9.18/bin/python3.9")
 
 
 @pytest.fixture(scope="module")
-def rules(factbase):
-    return build_rules(factbase)
+def rules(atlas):
+    return build_rules(atlas)
 
 
 def scan_text(rules, tmp_path, src, frm="2.13", to="2.15", name="t.py"):
@@ -80,7 +81,7 @@ def test_check_reference_to_a_missing_value_is_a_data_error(factbase):
     c = next(x for x in fb.changes() if x.id == "215-nccl-backend-class")
     c.check[0].target = "{no_such_value}"
     with pytest.raises(DataError, match=r"215-nccl-backend-class: check.0.target"):
-        build_rules(fb)
+        build_rules(enrich(fb))
 
 
 # --- the Python engine ------------------------------------------------------------------------

@@ -32,8 +32,8 @@ EDGE = {
 
 
 @pytest.fixture(scope="module")
-def rules(factbase):
-    return build_rules(factbase)
+def rules(atlas):
+    return build_rules(atlas)
 
 
 def py_code(rules, path, frm, to):

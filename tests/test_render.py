@@ -27,6 +27,7 @@ PAGES = {
     "index.md": "home", "releases/index.md": "releases", "breaking/index.md": "change_index",
     "changes/index.md": "change_index", "upgrade/index.md": "upgrade_index", "upgrade/9.0-to-9.1.md": "upgrade",
     "errors/index.md": "errors", "faq/index.md": "faq", "sources/index.md": "sources", "api.md": "api",
+    "check/index.md": "check",
 }
 
 

@@ -296,3 +296,20 @@ def test_json_api_carries_evidence(built_site):
     assert by_id["215-cxx20"]["evidence"]["status"] == "contradicted"
     assert by_id["215-pipeline-per-edge-p2p"]["evidence"]["checks"][0]["observed"] == {"2.14.1": False, "2.15.0": True}
     assert by_id["215-mps-qr"]["evidence"]["status"] == "none_speed"
+
+
+def test_the_published_checker_runs_alone_with_the_sites_rules(built_site, tmp_path):
+    """/check/atlas_check.py: one file, standard library only, the rules of /api/v1/rules.json built in."""
+    rules = json.loads((built_site / "api" / "v1" / "rules.json").read_text(encoding="utf-8"))
+    assert rules["schema_version"] == 1 and rules["rules"]
+    tool = tmp_path / "atlas_check.py"
+    shutil.copy(built_site / "check" / "atlas_check.py", tool)
+    (tmp_path / "train.py").write_text("import torch\nL = torch.cholesky(A)\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-I", str(tool), "code", "--format", "json", "--from", "2.13",
+                           str(tmp_path / "train.py")], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr   # something breaks
+    out = json.loads(proc.stdout)
+    assert [(f["line"], f["change"]) for f in out["findings"]] == [(2, "214-remove-cholesky")]
+    assert out["findings"][0]["url"] == next(r for r in rules["rules"] if r["change"] == "214-remove-cholesky")["url"]["en"]
+    for version in rules["releases"]:
+        assert "banned-api" in (built_site / "check" / f"ruff-{version}.toml").read_text(encoding="utf-8")

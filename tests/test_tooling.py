@@ -84,7 +84,7 @@ def test_subcommands_report_usage_errors_without_a_traceback(args, message):
 def test_atlas_help_lists_every_subcommand():
     proc = _atlas(ROOT, "--help")
     assert proc.returncode == 0
-    for name in ("build", "serve", "i18n", "provenance", "evidence", "publish-ids", "feed", "clean"):
+    for name in ("build", "serve", "i18n", "provenance", "evidence", "publish-ids", "feed", "check", "clean"):
         assert f"    {name}" in proc.stdout, name
 
 
@@ -167,7 +167,7 @@ def test_no_two_modules_share_a_name():
 def test_the_package_needs_no_sys_path_edits():
     edits = re.compile(r"^\s*sys\.path\.(insert|append)\(", re.M)
     hits = [str(p.relative_to(ROOT)) for d in ("scripts", "tests") for p in (ROOT / d).rglob("*.py")
-            if edits.search(p.read_text(encoding="utf-8"))]
+            if edits.search(p.read_text(encoding="utf-8", errors="replace"))]
     assert not hits, hits
 
 

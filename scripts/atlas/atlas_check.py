@@ -34,6 +34,8 @@ import tokenize
 RULES = None
 
 SCHEMA_VERSION = 1
+#: the oldest Python this file runs on (the /check/ page says so)
+MIN_PYTHON = "3.9"
 TOOL = "atlas-check"
 EXIT_OK, EXIT_NOTES, EXIT_BREAKS, EXIT_USAGE = 0, 1, 2, 3
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", ".tox", ".nox", "node_modules",
@@ -41,6 +43,8 @@ SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", ".tox", ".nox", "nod
 PIN_FILES = ("requirements*.txt", "pyproject.toml", "setup.cfg", "environment.yml", "environment.yaml")
 BUILTINS = {"getattr", "isinstance", "issubclass"}
 LEVEL = {"breaks": "error", "behavior": "warning", "deprecated-switch": "warning", "platform": "note"}
+#: the items of the environment check, in the order they are reported
+ENV_CHECKS = ("python", "nvidia_driver", "gpu_arch", "macos_mps", "rocm_target", "rocm_wheel", "cuda_wheel")
 
 
 # ------------------------------------------------------------------------------ rules
@@ -51,14 +55,16 @@ def load_rules(path=None):
             return json.load(f)
     if RULES is not None:
         return RULES
-    try:
+    try:   # from the repository: the rules are built from its data (`atlas check`)
+        from atlas.enrich import enrich
+        from atlas.load import load
         from atlas.rules import build_rules
-    except ImportError:   # run as a file from the repository: the package is beside this file
-        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        from atlas.rules import build_rules
-    from atlas.load import load
-    from atlas.validate import validate
-    return build_rules(validate(load()))
+        from atlas.validate import validate
+    except ImportError:
+        sys.stderr.write("atlas_check: no rules: download atlas_check.py from the site's /check/ page (the rules are "
+                         "built in), pass --rules FILE, or run `atlas check` in the repository's virtualenv\n")
+        raise SystemExit(3) from None
+    return build_rules(enrich(validate(load())))
 
 
 def vkey(v):

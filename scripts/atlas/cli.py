@@ -7,6 +7,7 @@
     atlas evidence [--verify|--check] read the released torch wheels; write or verify the locks (wheels.py)
     atlas publish-ids                 add new change ids to the ledger of permanent URLs
     atlas feed stamp|check            when each change last changed (data/updated.yaml)
+    atlas check code|env ...          does an upgrade break this code or this machine? (atlas_check.py)
     atlas clean                       delete the generated pages under docs/
 
 In:  the command line. Out: the command's exit status. Bad data is reported one problem a line,
@@ -140,6 +141,13 @@ def cmd_feed(args) -> int:
     return 0
 
 
+def cmd_check(args) -> int:
+    """The upgrade checker (atlas_check.py) with the rules built from this repository's data."""
+    from . import atlas_check
+
+    return atlas_check.main(args.args)
+
+
 def cmd_clean(args) -> int:
     from .generated import clean
     from .load import ROOT
@@ -179,6 +187,9 @@ def parser() -> argparse.ArgumentParser:
     p = add("feed", cmd_feed, "record when each change last changed (data/updated.yaml)", data=True)
     p.add_argument("action", choices=["stamp", "check"])
     p.add_argument("--date", type=dt.date.fromisoformat, default=None, help="date to record (default: today, UTC)")
+    p = add("check", cmd_check, "the upgrade check on your code or environment: check code|env ... "
+            "(the same as the site's /check/atlas_check.py; `atlas check code --help`)")
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARG")
     add("clean", cmd_clean, "delete the generated pages under docs/")
     return ap
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .langs import LANGS
 
-GENERATED_DIRS = ("changes", "releases", "upgrade", "faq", "errors", "breaking", "sources")
+GENERATED_DIRS = ("changes", "releases", "upgrade", "faq", "errors", "breaking", "sources", "check")
 GENERATED_FILES = ("index.md", "api.md")
 
 

@@ -1,6 +1,7 @@
 """``data/gpus.yaml``: GPU models with their architecture, for the environment check.
 
-In:  ``data/gpus.yaml`` (``load.load`` reads it as an extra file; this module validates it).
+In:  ``data/gpus.yaml``, read by ``load.py`` and validated with ``GpuTable`` by ``validate.py``
+     (``FactBase.gpus``).
 Out: ``GpuTable``: NVIDIA models with compute capability and generation, AMD models and PCI
      ids with their gfx target, each citing one of the table's ``sources``. ``rules.py`` puts the
      table into the checker's rules, so ``atlas_check.py`` needs no data files.
@@ -8,16 +9,12 @@ Out: ``GpuTable``: NVIDIA models with compute capability and generation, AMD mod
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Optional
 
-import yaml
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
-from .load import DATA, DataError
 from .schema import Strict
 
-GPUS = DATA / "gpus.yaml"
 CC = r"^\d+\.\d+$"
 
 
@@ -69,7 +66,7 @@ class GpuTable(Strict):
     amd_pci_ids: list[AmdPciIds] = []
 
     @model_validator(mode="after")
-    def _consistent(self) -> "GpuTable":
+    def _consistent(self) -> GpuTable:
         known = {s.id for s in self.sources}
         arches = {a.name: a for a in self.nvidia_architectures}
         problems = []
@@ -102,15 +99,3 @@ class GpuTable(Strict):
         if problems:
             raise ValueError("; ".join(problems))
         return self
-
-
-def read_gpus(path: Path = GPUS) -> GpuTable:
-    """The validated table; a problem raises DataError naming the file and the row."""
-    rel = f"data/{path.name}"
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        return GpuTable.model_validate(raw)
-    except (OSError, yaml.YAMLError) as exc:
-        raise DataError([f"{rel}: -: (whole file): {exc}"]) from exc
-    except ValidationError as exc:
-        raise DataError([f"{rel}: -: {'.'.join(map(str, e['loc'])) or '(table)'}: {e['msg']}" for e in exc.errors()]) from exc

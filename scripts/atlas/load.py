@@ -33,6 +33,7 @@ class RawData:
     glossary: tuple[str, Any] = ("", None)                        # list of concepts and their renderings
     claims: tuple[str, Any] = ("", None)                          # data/claims.yaml: what the sources say is new or gone
     updated: tuple[str, Any] = ("", None)                         # data/updated.yaml: when each change last changed
+    gpus: tuple[str, Any] = ("", None)                            # data/gpus.yaml: GPU models -> architecture (env check)
     surfaces: dict[str, tuple[str, str]] = field(default_factory=dict)  # wheel version -> (path, text) of data/evidence/surface-<v>.txt
     search: dict[str, Any] = field(default_factory=dict)           # data/search/<name>.yaml: aliases, stopwords
 
@@ -116,7 +117,7 @@ def load(data_dir: Path = DATA) -> RawData:
     raw.wheels = (_rel(wheels, data_dir), _read(wheels, data_dir, problems) if wheels.exists() else None)
     lock = data_dir / "evidence.lock.yaml"
     raw.lock = (_rel(lock, data_dir), _read(lock, data_dir, problems) if lock.exists() else None)
-    for name in ("claims", "updated"):
+    for name in ("claims", "updated", "gpus"):
         p = data_dir / f"{name}.yaml"
         setattr(raw, name, (_rel(p, data_dir), _read(p, data_dir, problems) if p.exists() else None))
     for p in sorted((data_dir / "evidence").glob("surface-*.txt")):
@@ -125,7 +126,7 @@ def load(data_dir: Path = DATA) -> RawData:
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(f"{_rel(p, data_dir)}: -: (whole file): cannot read: {exc}")
     known = {"sources.yaml", "published_ids.yaml", "wheels.yaml", "evidence.lock.yaml", "glossary.yaml", "claims.yaml",
-             "updated.yaml"}
+             "updated.yaml", "gpus.yaml"}
     for p in sorted(data_dir.glob("*.yaml")):
         if p.name not in known:
             raw.extra[_rel(p, data_dir)] = _read(p, data_dir, problems)

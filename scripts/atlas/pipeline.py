@@ -3,8 +3,9 @@
 In:  the plugin's state dict (``site_url``, ``langs``, ``building``) and MkDocs' site directory.
 Out: the generated pages under ``docs/`` (once per data fingerprint, so mkdocs-static-i18n's
      four language builds generate once); after the last language is built, the files MkDocs
-     does not build: the JSON API, the Atom feeds, the search index (not under ``mkdocs
-     serve``), one 404 page per language, the redirect pages of renamed ids and robots.txt.
+     does not build: the JSON API (with the upgrade checker's rules.json), the standalone
+     checker and ruff configurations under /check/, the Atom feeds, the search index (not under
+     ``mkdocs serve``), one 404 page per language, the redirect pages of renamed ids and robots.txt.
 
 Everything runs in this process, in order: load -> validate -> enrich -> render -> write.
 """
@@ -16,7 +17,7 @@ import logging
 from pathlib import Path
 from typing import NamedTuple
 
-from . import api, feed, i18n, search_index
+from . import api, feed, i18n, rules, search_index
 from .enrich import Atlas, enrich
 from .langs import LANGS, SOURCE
 from .load import DATA, RawData, load
@@ -41,7 +42,8 @@ def fingerprint(site_url: str = "") -> str:
 class Built(NamedTuple):
     atlas: Atlas
     pages: dict[str, str]   # {"<lang>/<path>.md": Markdown}
-    api_files: dict         # {"<name>.json": JSON-able}
+    api_files: dict         # {"<name>.json": JSON-able}, rules.json (the upgrade checker's rules) among them
+    check_files: dict       # {"check/atlas_check.py" | "check/ruff-<v>.toml": text}, beside the /check/ page
 
 
 def pipeline(raw: RawData | None = None, langs=LANGS, site_url: str = DEFAULT_SITE_URL) -> Built:
@@ -59,7 +61,11 @@ def pipeline(raw: RawData | None = None, langs=LANGS, site_url: str = DEFAULT_SI
         api_files = api.build(atlas, site_url)
     except Exception as exc:  # noqa: BLE001 - a clean message, never a traceback
         raise DataError([f"data/releases/*.yaml: -: api: {type(exc).__name__}: {exc}"]) from None
-    return Built(atlas, pages, api_files)
+    found = rules.build_rules(atlas, site_url)   # raises DataError for a check: block that does not resolve
+    api_files["rules.json"] = found
+    check_files = {"check/atlas_check.py": rules.standalone_script(found)}
+    check_files.update({f"check/ruff-{r.version}.toml": rules.ruff_config(found, r.version) for r in atlas.releases})
+    return Built(atlas, pages, api_files, check_files)
 
 
 def generate(state: dict) -> Atlas:
@@ -73,10 +79,10 @@ def generate(state: dict) -> Atlas:
     fp = fingerprint(site_url)
     if state.get("fingerprint") != fp:
         langs = tuple(state.get("langs") or LANGS)   # `make serve SERVE_LANG=ru` renders one language
-        atlas, pages, api_files = pipeline(None, langs, site_url)   # raises DataError: the build stops, site/ untouched
-        written, removed = write_pages(pages, langs=langs)
+        built = pipeline(None, langs, site_url)   # raises DataError: the build stops, site/ untouched
+        written, removed = write_pages(built.pages, langs=langs)
         log.info(f"atlas: {written} generated pages written, {removed} removed")
-        state.update(fingerprint=fp, atlas=atlas, api_files=api_files)
+        state.update(fingerprint=fp, atlas=built.atlas, api_files=built.api_files, check_files=built.check_files)
         if state.get("building"):
             gc.freeze()
     return state["atlas"]
@@ -86,6 +92,9 @@ def write_outputs(state: dict, site_dir: Path) -> None:
     """After the last language's build: the files MkDocs does not build, into ``site_dir``."""
     atlas, site_url = state["atlas"], state.get("site_url") or DEFAULT_SITE_URL
     api.write(state["api_files"], site_dir / "api" / "v1")
+    for name, text in state["check_files"].items():
+        (site_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (site_dir / name).write_text(text, encoding="utf-8")
     feed.write(atlas, site_dir, site_url)
     write_404s(state, site_dir)
     write_redirects(atlas, site_dir)

@@ -22,7 +22,9 @@ from typing import Any
 
 import jinja2
 
+from . import atlas_check as checker
 from . import text as fmt
+from .atlas_check import ENV_CHECKS
 from .enrich import Atlas
 from .generated import is_generated, owned
 from .i18n import text_for
@@ -262,6 +264,10 @@ class Renderer:
                               rels=[rel]))
         add(self.page("sources.md.j2", "sources/index.md", self.fb.sources_file,
                       {"title": self.ui["sources.title"], "description": self.ui["sources.description"]}))
+        add(self.page("check.md.j2", "check/index.md", "data/releases/*.yaml",
+                      {"title": self.ui["check.title"], "description": self.ui["check.description"]},
+                      check_items=ENV_CHECKS, atlas_lang=self.lang, check_python=checker.MIN_PYTHON,
+                      check_exit={"ok": checker.EXIT_OK, "notes": checker.EXIT_NOTES, "breaks": checker.EXIT_BREAKS}))
         add(self.page("api.md.j2", "api.md", "data/releases/*.yaml",
                       {"title": self.ui["api.title"], "description": self.ui["api.description"]}))
         return out

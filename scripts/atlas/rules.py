@@ -30,15 +30,16 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
-from .enrich import enrich, upgrade_slug
-from .evidence import claim_roles, read_claims, read_surfaces, wheel_of
-from .gpus import read_gpus, words
+from .evidence import claim_roles, wheel_of
+from .gpus import words
 from .i18n import text_for
 from .idents import ALIASES, classify
 from .keys import version_key
-from .load import LANGS, DataError, url_for
+from .langs import LANGS
+from .problems import DataError
 from .render import DEFAULT_SITE_URL
 from .text import punctuation, render_plain
+from .urls import upgrade_slug, url_for
 
 SCHEMA_VERSION = 1
 CHECKER = Path(__file__).resolve().parent / "atlas_check.py"
@@ -57,16 +58,16 @@ def _severity(c) -> str:
 
 
 class _Builder:
-    def __init__(self, fb, site_url: str):
-        self.fb = fb
+    def __init__(self, atlas, site_url: str):
+        fb = self.fb = atlas.fb
         self.base = site_url.rstrip("/")
-        self.atlas = enrich(fb)
+        self.atlas = atlas
         self.texts = {t.key: t for t in fb.texts}
         self.release_of = {c.id: r for r in fb.releases for c in r.changes}
         self.by_id = {c.id: c for c in fb.changes()}
         versions = fb.wheels.versions if fb.wheels else []
         self.wheel = {r.version: wheel_of(r.version, versions) for r in fb.releases}
-        self.surfaces = {v: s[1] for v, s in read_surfaces(versions).items()}
+        self.surfaces = {v: fb.surfaces[v][1] for v in versions if v in fb.surfaces}
         self.rules: list[dict] = []
         self.problems: list[str] = []
 
@@ -162,7 +163,7 @@ class _Builder:
     def from_values(self, c, release: str, param_removals: dict) -> None:
         texts = self.change_texts(c.id)
         sev = _severity(c)
-        for k, role in sorted(claim_roles(c, read_claims()).items()):
+        for k, role in sorted(claim_roles(c, self.fb.claims).items()):
             if role != "removed" or k not in c.values:
                 continue
             v = c.values[k]
@@ -324,14 +325,14 @@ class _Builder:
         return cands[0].id if cands else None
 
     def env(self) -> dict:
-        table = read_gpus()
+        table = self.fb.gpus
         arch_cc = {a.name: a.compute_capability for a in table.nvidia_architectures}
         releases = {}
         links_all: set[str] = set()
         for r in self.fb.releases:
             m = r.matrix
 
-            def val(key):
+            def val(key, m=m):
                 cell = getattr(m, key)
                 return None if cell is None else cell.value
             arch = val("nvidia_min_arch")
@@ -369,10 +370,10 @@ class _Builder:
         }
 
 
-def build_rules(fb, site_url: str = DEFAULT_SITE_URL) -> dict:
-    """The checker's rules from the validated fact base; URLs are absolute on ``site_url``.
+def build_rules(atlas, site_url: str = DEFAULT_SITE_URL) -> dict:
+    """The checker's rules from the enriched facts (``enrich.Atlas``); URLs are absolute on ``site_url``.
     Raises DataError naming file, change and field for a ``check:`` block that does not resolve."""
-    return _Builder(fb, site_url).build()
+    return _Builder(atlas, site_url).build()
 
 
 def rules_json(rules: dict) -> str:

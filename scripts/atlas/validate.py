@@ -32,6 +32,7 @@ from typing import Any, Literal
 from pydantic import TypeAdapter, ValidationError
 
 from . import evidence, provenance, search_data
+from .gpus import GpuTable
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
 from .langs import LANGS, SOURCE, TRANSLATED
 from .load import RawData
@@ -76,6 +77,7 @@ class FactBase:
     claims: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # data/claims.yaml
     surfaces: dict[str, tuple[dict, dict]] = field(default_factory=dict)   # wheel version -> parsed API surface
     updated: dict[str, dict] = field(default_factory=dict)                 # data/updated.yaml: change id -> {updated, hash}
+    gpus: Any = None                                                       # data/gpus.yaml: a gpus.GpuTable
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -381,12 +383,14 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
             problems.add(file, version, "(whole file)", f"not a surface written by `atlas evidence`: {exc}")
     updated_file, updated_raw = raw.updated
     updated = _parse(TypeAdapter(dict[str, UpdatedEntry]), updated_raw or {}, updated_file, problems) or {}
+    gpus_file, gpus_raw = raw.gpus
+    gpus = _parse(GpuTable, gpus_raw, gpus_file, problems) if gpus_raw is not None else None
 
     if problems:
         raise DataError(problems)
     return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources,
                     wheels, lock.model_dump() if lock else {}, report, glossary, search, claims, surfaces,
-                    {k: v.model_dump(exclude_none=True) for k, v in updated.items()})
+                    {k: v.model_dump(exclude_none=True) for k, v in updated.items()}, gpus)
 
 
 def _parse_glossary(file: str, data: Any, problems: list[str]) -> list[GlossaryEntry]:

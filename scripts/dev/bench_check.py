@@ -19,7 +19,6 @@ import os
 import random
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import sysconfig
@@ -31,7 +30,6 @@ ROOT = Path(__file__).resolve().parents[2]
 CHECKER = ROOT / "scripts" / "atlas" / "atlas_check.py"
 JS = ROOT / "docs" / "assets" / "atlas-check.js"
 CORPUS = ROOT / "tests" / "check_cases" / "code"
-sys.path.insert(0, str(ROOT / "scripts"))
 
 FILLER = '''
 
@@ -106,7 +104,7 @@ def run_checker(paths, rules_file, fmt="json"):
 
 
 def count_by_api(findings, apis=("torch.cholesky", "torch.qr")) -> dict:
-    out = {a: 0 for a in apis}
+    out = dict.fromkeys(apis, 0)
     for f in findings:
         if f["api"] in out and f["kind"] == "name":
             out[f["api"]] += 1
@@ -169,7 +167,7 @@ def main(argv=None) -> int:
     ours = count_by_api(res["findings"])
     out += ["", "### Code check on the tree", "", "| run | time | lines/s | findings | skipped |", "|---|---:|---:|---:|---:|"]
     best = dt
-    for i in range(2):
+    for _ in range(2):
         dti, _ = run_checker([tree], str(rules_file))
         best = min(best, dti)
     out.append(f"| atlas_check.py code (best of 3, wall, incl. interpreter start) | {best:.2f} s | {total / best:,.0f} | "

@@ -18,14 +18,13 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from atlas import atlas_check as ac
+
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "tests" / "check_cases"
 JS = ROOT / "docs" / "assets" / "atlas-check.js"
-sys.path.insert(0, str(ROOT / "scripts"))
 
-from atlas import atlas_check as ac  # noqa: E402
-
-ENV_ITEMS = ("python", "nvidia_driver", "gpu_arch", "macos_mps", "rocm_target", "rocm_wheel", "cuda_wheel")
+ENV_ITEMS = ac.ENV_CHECKS
 _EXPECT = re.compile(r"#\s*expect:\s*(.+)$")
 
 
