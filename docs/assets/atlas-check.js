@@ -15,7 +15,7 @@
 (function (root) {
   "use strict";
 
-  var BUILTINS = { getattr: 1, isinstance: 1, issubclass: 1 };
+  var BUILTINS = { getattr: 1, isinstance: 1, issubclass: 1, dict: 1 };
   var KEYWORDS = ("False None True and as assert async await break class continue def del elif else except " +
     "finally for from global if import in is lambda nonlocal not or pass raise return try while with yield").split(" ");
   var KW = {};
@@ -244,7 +244,8 @@
   }
 
   // ------------------------------------------------------------------------ analysis
-  function Scope(kind, parent) { this.kind = kind; this.names = {}; this.parent = parent; this.stars = []; this.imported = {}; }
+  // kwdicts: name -> [[key, token]] of a dict literal or dict(...) bound to it, for `f(**name)`
+  function Scope(kind, parent) { this.kind = kind; this.names = {}; this.parent = parent; this.stars = []; this.imported = {}; this.kwdicts = {}; }
   var hasOwn = function (o, k) { return Object.prototype.hasOwnProperty.call(o, k); };
 
   function matching(toks, i) {   // index of the bracket closing toks[i]
@@ -306,7 +307,33 @@
     if (scope.imported[name] && !imported && (this.inExcept || isNone)) return;
     if (imported && this.inExcept && scope.imported[name]) return;
     scope.names[name] = qual;
+    delete scope.kwdicts[name];
     if (imported) scope.imported[name] = 1; else delete scope.imported[name];
+  };
+  A.dictKeys = function (toks, scope) {   // [[key, tok]] for {"k": v, ...} or dict(k=v, ...); else null
+    var self = this;
+    if (!toks.length) return null;
+    if (toks[0].v === "{" && matching(toks, 0) === toks.length - 1) {
+      var items = splitTop(toks.slice(1, -1), ",").filter(function (a) { return a.length; }), out = [];
+      for (var i = 0; i < items.length; i++) {
+        var it = items[i], colon = topIndex(it, function (x) { return x.t === "OP" && x.v === ":"; });
+        var g = colon === 1 ? strGroup(it.slice(0, 1)) : null;
+        if (!g || g.f || g.bytes) return null;
+        out.push([g.value, it[0]]);
+      }
+      return out;
+    }
+    if (toks.length >= 3 && toks[0].t === "NAME" && toks[1].v === "(" && matching(toks, 1) === toks.length - 1 &&
+        self.lookup(toks[0].v, scope) === "builtins.dict") {
+      var args = this.parseArgs(toks.slice(2, -1));
+      if (!args.every(function (a) { return a.kind === "kw"; })) return null;
+      return args.map(function (a) { return [a.name, a.tok]; });
+    }
+    return null;
+  };
+  A.kwdict = function (name, scope) {
+    for (var s = scope; s; s = s.parent) if (hasOwn(s.names, name)) return hasOwn(s.kwdicts, name) ? s.kwdicts[name] : null;
+    return null;
   };
   A.funcParent = function (scope) { while (scope.kind === "class") scope = scope.parent; return scope; };
   A.checkName = function (q, tok) {
@@ -466,7 +493,11 @@
     if (q) {
       (ix.call[q] || []).forEach(function (r) { if (self.argsMatch(args, r.args || [])) self.emit(r, start, q); });
       (ix.param[q] || []).forEach(function (r) {
-        args.forEach(function (a) { if (a.kind === "kw" && a.name === r.keyword) self.emit(r, a.tok, q + "(" + r.keyword + "=)"); });
+        args.forEach(function (a) {
+          if (a.kind === "kw" && a.name === r.keyword) self.emit(r, a.tok, q + "(" + r.keyword + "=)");
+          else if (a.kind === "kwstar" && a.value.length === 1 && a.value[0].t === "NAME")   // f(**opts)
+            (self.kwdict(a.value[0].v, scope) || []).forEach(function (k) { if (k[0] === r.keyword) self.emit(r, k[1], q + "(" + r.keyword + "=)"); });
+        });
       });
       if ((q === "builtins.isinstance" || q === "builtins.issubclass") && args.length === 2 && args.every(function (a) { return a.kind === "pos"; })) {
         var cls = args[1].value, parts = [cls];
@@ -737,6 +768,10 @@
       var value = t.slice(eqs[eqs.length - 1] + 1), start = 0;
       this.expr(value, scope);
       eqs.forEach(function (q) { self.target(t.slice(start, q), scope, eqs.length === 1 ? value : null, value); start = q + 1; });
+      if (eqs.length === 1 && eqs[0] === 1 && t[0].t === "NAME") {
+        var keys = this.dictKeys(value, scope);
+        if (keys) scope.kwdicts[t[0].v] = keys;
+      }
       return;
     }
     this.expr(t, scope);

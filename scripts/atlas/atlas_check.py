@@ -41,7 +41,7 @@ EXIT_OK, EXIT_NOTES, EXIT_BREAKS, EXIT_USAGE = 0, 1, 2, 3
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", ".tox", ".nox", "node_modules",
              "site-packages", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs"}
 PIN_FILES = ("requirements*.txt", "pyproject.toml", "setup.cfg", "environment.yml", "environment.yaml")
-BUILTINS = {"getattr", "isinstance", "issubclass"}
+BUILTINS = {"getattr", "isinstance", "issubclass", "dict"}
 LEVEL = {"breaks": "error", "behavior": "warning", "deprecated-switch": "warning", "platform": "note"}
 #: the items of the environment check, in the order they are reported
 ENV_CHECKS = ("python", "nvidia_driver", "gpu_arch", "macos_mps", "rocm_target", "rocm_wheel", "cuda_wheel")
@@ -201,10 +201,12 @@ def env_match(s, var):
 
 
 class Scope:
-    __slots__ = ("kind", "names", "parent", "stars", "imported")
+    __slots__ = ("kind", "names", "parent", "stars", "imported", "kwdicts")
 
     def __init__(self, kind, parent):
         self.kind, self.names, self.parent, self.stars, self.imported = kind, {}, parent, [], set()
+        #: name -> [(key, line, col)] of a dict literal or dict(...) bound to it, for `f(**name)`
+        self.kwdicts = {}
 
 
 def _arg_names(args):
@@ -305,10 +307,31 @@ class Analyzer:
         if imported and self.in_except and name in scope.imported:
             return
         scope.names[name] = qual
+        scope.kwdicts.pop(name, None)
         if imported:
             scope.imported.add(name)
         else:
             scope.imported.discard(name)
+
+    def dict_keys(self, value, scope):
+        """[(key, line, col)] when ``value`` is a dict literal with string keys or ``dict(k=...)``; else None."""
+        if isinstance(value, ast.Dict):
+            if all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
+                return [(k.value, k.lineno, k.col_offset) for k in value.keys]
+            return None
+        if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and not value.args
+                and self.resolve(value.func, scope) == "builtins.dict" and all(k.arg for k in value.keywords)):
+            return [(k.arg, k.lineno, k.col_offset) for k in value.keywords]
+        return None
+
+    def kwdict(self, name, scope):
+        """The keys of the dict bound to ``name`` where it resolves (see ``Scope.kwdicts``)."""
+        s = scope
+        while s is not None:
+            if name in s.names:
+                return s.kwdicts.get(name)
+            s = s.parent
+        return None
 
     def resolve(self, node, scope):
         """The dotted name an expression stands for, or None."""
@@ -393,6 +416,10 @@ class Analyzer:
             self.expr(st.value, scope)
             for target in st.targets:
                 self.target(target, scope, st.value if len(st.targets) == 1 else None, assign_value=st.value)
+            if len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+                keys = self.dict_keys(st.value, scope)
+                if keys is not None:
+                    scope.kwdicts[st.targets[0].id] = keys
         elif t is ast.AnnAssign:
             self.expr(st.annotation, scope)
             if st.value is not None:
@@ -602,6 +629,10 @@ class Analyzer:
                 for k in node.keywords:
                     if k.arg == r["keyword"]:
                         self.emit(r, k.lineno, k.col_offset, "%s(%s=)" % (q, r["keyword"]))
+                    elif k.arg is None and isinstance(k.value, ast.Name):   # f(**opts), opts = dict(use_cuda=...)
+                        for key, line, col in self.kwdict(k.value.id, scope) or ():
+                            if key == r["keyword"]:
+                                self.emit(r, line, col, "%s(%s=)" % (q, r["keyword"]))
             if q in ("builtins.isinstance", "builtins.issubclass") and len(node.args) == 2 and self.ix.isinst:
                 cls = node.args[1]
                 for c in (cls.elts if isinstance(cls, ast.Tuple) else [cls]):

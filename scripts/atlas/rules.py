@@ -311,7 +311,9 @@ class _Builder:
     # --- environment ------------------------------------------------------------------
     def link(self, r, key: str) -> Optional[str]:
         """The change of release ``r`` that states the matrix value ``key``: the first (breaking
-        first) whose values hold that value."""
+        first) whose values hold that value; for a cell inferred from another release's report, only
+        a change that cites the same passage (one that only happens to hold the same number, such
+        as a CUDA version, does not)."""
         cell = getattr(r.matrix, key)
         if cell is None:
             return None
@@ -320,7 +322,11 @@ class _Builder:
         def holds(v) -> bool:
             have = v if isinstance(v, list) else [v]
             return any(str(a) == str(b) for a in have for b in want)
-        cands = [c for c in r.changes if any(holds(v) for v in c.values.values())]
+        # a change states the cell when it holds the value and either cites a passage the cell cites or
+        # the cell is not inferred (an inferred cell is stated by no change of its own release)
+        cited = {(x.source, x.locator) for x in cell.sources}
+        cands = [c for c in r.changes if any(holds(v) for v in c.values.values())
+                 and (not cell.inferred or cited & {(x.source, x.locator) for x in c.sources})]
         cands.sort(key=lambda c: not c.is_breaking)
         return cands[0].id if cands else None
 
