@@ -64,8 +64,14 @@ evidence: $(STAMP) ## read the torch wheels from PyPI: API surfaces, every name 
 evidence-verify: $(STAMP) ## re-extract everything from the wheels; fail on any difference from the locks (CI)
 	$(ATLAS) evidence --verify
 
-bench: $(STAMP) ## measure build time against plain Material, serve's edit-to-refresh, page weight; writes BENCHMARKS.md
+TORCHFIX := .cache/torchfix/bin/torchfix
+$(TORCHFIX):
+	$(PY) -m venv .cache/torchfix
+	.cache/torchfix/bin/python -m pip install --quiet --disable-pip-version-check torchfix==0.7.0
+
+bench: $(STAMP) $(TORCHFIX) ## measure the build against plain Material, serve, page weight, the upgrade checker (vs TorchFix); writes BENCHMARKS.md
 	$(BIN)/python scripts/dev/bench.py
+	$(BIN)/python scripts/dev/bench_check.py --torchfix $(TORCHFIX) --write
 
 clean: ## remove the virtualenv, the built site and the generated pages (needs no virtualenv)
 	PYTHONPATH=scripts $(PY) -m atlas.generated docs

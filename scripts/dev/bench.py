@@ -28,6 +28,7 @@ import yaml
 import serve_watch
 import static_server
 from atlas.langs import TRANSLATED
+from benchmarks_file import write_section
 from ensure_browser import CHROMIUM_ARGS, chromium
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -325,13 +326,7 @@ def write_table(rows: list[tuple[str, str]], title: str, write: bool) -> None:
     table = f"## {title}\n\nMeasured {time.strftime('%Y-%m-%d')} on the project machine (2 cores, 24 GiB), `make bench`.\n\n" + table
     print(table)
     if write:
-        path = ROOT / "BENCHMARKS.md"
-        head = ("# Benchmarks\n\nWritten by `make bench` (scripts/dev/bench.py); do not edit by hand. Timings are\n"
-                "measurements on one machine, not targets that tests assert.\n")
-        text = path.read_text(encoding="utf-8") if path.exists() else head
-        section = re.compile(rf"^## {re.escape(title)}\n.*?(?=^## |\Z)", re.S | re.M)
-        text = section.sub(lambda m: table + "\n\n", text) if section.search(text) else text.rstrip() + "\n\n" + table + "\n"
-        path.write_text(text.rstrip() + "\n", encoding="utf-8")
+        write_section(title, table)
 
 
 def main() -> int:

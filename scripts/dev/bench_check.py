@@ -148,6 +148,7 @@ def main(argv=None) -> int:
     ap.add_argument("--lines", type=int, default=200_000)
     ap.add_argument("--torchfix", default="/tmp/torchfix-venv/bin/torchfix")
     ap.add_argument("--skip-stdlib", action="store_true")
+    ap.add_argument("--write", action="store_true", help="put the result into BENCHMARKS.md")
     args = ap.parse_args(argv)
 
     from atlas.atlas_check import load_rules
@@ -224,6 +225,10 @@ def main(argv=None) -> int:
             out.append(f"- skipped {os.path.relpath(s['path'], stdlib)}: {s['reason']}")
     shutil.rmtree(work, ignore_errors=True)
     print("\n".join(out))
+    if args.write:
+        from benchmarks_file import write_section
+
+        write_section(out[0].removeprefix("## "), "\n".join(out))
     return 0
 
 

@@ -22,6 +22,7 @@ from atlas import nearcopy
 from atlas.load import ROOT, load
 from atlas.provenance import Report, find_sources_dir, read_articles
 from atlas.validate import validate
+from benchmarks_file import write_section
 
 #: issue 20's list: a key is one text; a bare id ("partial") is caught when any of its texts is
 LISTED = {
@@ -106,11 +107,7 @@ def main() -> int:
                f"{', '.join(f'{la} {k}' for la, k in final['now']) or 'none'}.\n\n" + table)
     print(section)
     if args.write:
-        path = ROOT / "BENCHMARKS.md"
-        text = path.read_text(encoding="utf-8")
-        pat = re.compile(r"^## Near-copy check \(calibration\)\n.*?(?=^## |\Z)", re.S | re.M)
-        text = pat.sub(lambda m: section + "\n\n", text) if pat.search(text) else text.rstrip() + "\n\n" + section + "\n"
-        path.write_text(text, encoding="utf-8")
+        write_section("Near-copy check (calibration)", section)
     return 0
 
 
