@@ -1,6 +1,6 @@
 """Measure the checker on its corpus (tests/check_cases, issue 19) and print a Markdown table.
 
-  .venv/bin/python scripts/dev/check_eval.py [--half heldout|tune|all] [--engine python|js]
+  .venv/bin/python scripts/dev/check_eval.py [--half heldout|heldout2|tune|all] [--engine python|js]
 
 Code: precision and recall per rule kind, a finding being (line, kind, change) against the
 expectations written beside the code (``# expect: KIND CHANGE``; see tests/check_cases/README.md).
@@ -185,7 +185,7 @@ def markdown(r: dict, half: str, engine: str) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--half", default="heldout", choices=["heldout", "tune", "all"])
+    p.add_argument("--half", default="heldout", choices=["heldout", "heldout2", "tune", "all"])
     p.add_argument("--engine", default="python", choices=["python", "js"])
     args = p.parse_args(argv)
     rules = ac.load_rules()
