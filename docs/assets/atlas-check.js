@@ -651,6 +651,9 @@
     var node = nodes[idx], t = node.toks, f = t[0], self = this, ix = this.ix;
     var v = f.t === "NAME" ? f.v : f.v;
     if (f.t === "NAME" && v === "async" && t[1] && /^(def|for|with)$/.test(t[1].v)) { t = t.slice(1); f = t[0]; v = f.v; }
+    var core = t;   // a string on its own (a docstring, quoted-out code) is documentation, not a use
+    while (core.length >= 2 && core[0].v === "(" && matching(core, 0) === core.length - 1) core = core.slice(1, -1);
+    if (core.length && !node.body && core.every(function (x) { return x.t === "STR"; }) && !strGroup(core).f) return;
     if (f.t !== "NAME") { this.expr(t, scope); if (node.body) this.body(node.body, scope); return; }
     if (v === "import") {
       splitTop(t.slice(1), ",").forEach(function (p) {
@@ -1016,7 +1019,7 @@
     else if (facts.cuda_wheels === null) item("cuda_wheel", cuda, "unknown", null, "the atlas has no CUDA wheels for " + to);
     else {
       var cxy = (cuda.match(/\d+/g) || []).slice(0, 2).join(".");
-      if (facts.cuda_wheels.indexOf(cxy) >= 0) item("cuda_wheel", cuda, "ok", links.cuda_default_wheel);
+      if (facts.cuda_wheels.indexOf(cxy) >= 0) item("cuda_wheel", cuda, "ok", cxy === facts.cuda_wheels[0] ? links.cuda_default_wheel : links.cuda_other_wheels);
       else item("cuda_wheel", cuda, "blocked", droppedIn("cuda_dropped_wheels", "cu" + cxy.replace(".", "")) || links.cuda_default_wheel, to + " ships CUDA " + facts.cuda_wheels.join(", ") + " wheels");
     }
     return items;

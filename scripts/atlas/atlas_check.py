@@ -371,6 +371,8 @@ class Analyzer:
 
     def stmt(self, st, scope):
         t = type(st)
+        if t is ast.Expr and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str):
+            return   # a string on its own (a docstring, quoted-out code) is documentation, not a use
         if t is ast.Import:
             for a in st.names:
                 self.check_name(a.name, st)
@@ -1067,8 +1069,9 @@ def check_env(rules, env, to, lang):
         item("cuda_wheel", cuda, "unknown", note="the atlas has no CUDA wheels for %s" % to)
     else:
         xy = ".".join(re.findall(r"\d+", cuda)[:2])
-        if xy in facts["cuda_wheels"]:
-            item("cuda_wheel", cuda, "ok", links.get("cuda_default_wheel"))
+        if xy in facts["cuda_wheels"]:   # the default wheel's change, or the other wheels' (not the default's)
+            item("cuda_wheel", cuda, "ok",
+                 links.get("cuda_default_wheel") if xy == facts["cuda_wheels"][0] else links.get("cuda_other_wheels"))
         else:
             c = dropped_in("cuda_dropped_wheels", "cu" + xy.replace(".", ""))
             item("cuda_wheel", cuda, "blocked", c or links.get("cuda_default_wheel"),

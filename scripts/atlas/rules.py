@@ -350,7 +350,8 @@ class _Builder:
             if val("cuda_default_wheel") is not None:
                 cuda = [str(val("cuda_default_wheel"))] + [str(x) for x in (val("cuda_other_wheels") or [])]
             keys = ("python_min", "python_max", "nvidia_min_driver", "nvidia_min_arch", "macos_min_mps", "rocm_wheels",
-                    "rocm_dropped_wheels", "rocm_dropped_targets", "cuda_default_wheel", "cuda_dropped_wheels")
+                    "rocm_dropped_wheels", "rocm_dropped_targets", "cuda_default_wheel", "cuda_other_wheels",
+                    "cuda_dropped_wheels")
             links = {k: self.link(r, k) for k in keys if getattr(m, k) is not None}
             links_all |= {x for x in links.values() if x}
             releases[r.version] = {
