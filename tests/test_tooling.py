@@ -57,6 +57,7 @@ def broken_repo(tmp_path_factory) -> Path:
     ["evidence", "--check"],
     ["publish-ids"],
     ["feed", "check"],
+    ["check", "code", "data"],
 ], ids=lambda a: "-".join(a[:2]))
 def test_every_subcommand_reports_bad_data_as_file_id_field_message(broken_repo, args):
     proc = _atlas(broken_repo, *args)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import random
 import re
 import shutil
@@ -217,7 +218,7 @@ def main(argv=None) -> int:
         for s in r["skipped"]:
             key = re.sub(r"\(line \d+\)|: .*", "", s["reason"]).strip()
             reasons[key] = reasons.get(key, 0) + 1
-        out += ["", f"### Robustness: the standard library and its tests ({stdlib})", "",
+        out += ["", f"### Robustness: the standard library and its tests (CPython {platform.python_version()})", "",
                 f"{r['stats']['files']:,} files read, {r['stats']['lines']:,} lines, in {sdt:.1f} s; "
                 f"tracebacks: {1 if tb else 0}; checker errors: {len(errors)}; skipped: {len(r['skipped'])} "
                 f"({', '.join(f'{v} {k}' for k, v in sorted(reasons.items()))}); findings: {len(r['findings'])}."]
