@@ -185,7 +185,7 @@ def markdown(r: dict, half: str, engine: str) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--half", default="heldout", choices=["heldout", "heldout2", "tune", "all"])
+    p.add_argument("--half", default="heldout", choices=["heldout", "heldout2", "heldout3", "tune", "all"])
     p.add_argument("--engine", default="python", choices=["python", "js"])
     args = p.parse_args(argv)
     rules = ac.load_rules()
