@@ -279,6 +279,15 @@
     }
     return toks.length % 2 === 1;
   }
+  function enclosing(toks, i) {   // the bracket that encloses toks[i] within this run, or null
+    var depth = 0;
+    for (var k = i - 1; k >= 0; k--) {
+      var v = toks[k].t === "OP" ? toks[k].v : null;
+      if (v === ")" || v === "]" || v === "}") depth++;
+      else if (v === "(" || v === "[" || v === "{") { if (depth === 0) return v; depth--; }
+    }
+    return null;
+  }
   function strGroup(toks) {   // a run of adjacent string literals: {value|null (f-string), bytes}
     if (!toks.length || !toks.every(function (t) { return t.t === "STR"; })) return null;
     if (toks.some(function (t) { return t.f; })) return { value: null, f: true };
@@ -446,6 +455,13 @@
         if (!g.f && !g.bytes) {
           ix.strings.forEach(function (r) { if (valueMatch(g.value, r.target, r.split)) self.emit(r, t, r.target); });
           ix.env.forEach(function (r) { if (envMatch(g.value, r.target)) self.emit(r, t, r.target); });
+          // {"acc_policy": "balanced"}: options kept in a dict for f(**options)
+          if (ix.keyword[g.value] && toks[j + 1] && toks[j + 1].v === ":" && enclosing(toks, i) === "{" &&
+              (i === 0 || toks[i - 1].v === "{" || toks[i - 1].v === ",")) {
+            var k = j + 2, e = k; while (e < toks.length && toks[e].t === "STR") e++;
+            var gv = e > k && (e === toks.length || toks[e].v === "," || toks[e].v === "}") ? strGroup(toks.slice(k, e)) : null;
+            if (gv && !gv.f && !gv.bytes) ix.keyword[g.value].forEach(function (r) { if (gv.value === r.value) self.emit(r, t, r.target + "=\"" + r.value + "\""); });
+          }
         }
         i = j; continue;
       }
@@ -536,8 +552,9 @@
   };
 
   // names a statement list binds (for a function's locals), not inside nested functions or classes
-  A.localNames = function (body, out) {
-    var self = this;
+  A.localNames = function (body, out, declared) {   // except the names declared global or nonlocal
+    var self = this, top = !declared;
+    declared = declared || {};
     body.forEach(function (node) {
       var t = node.toks, f = t[0];
       if (f.t === "NAME" && (f.v === "def" || f.v === "class" || (f.v === "async" && t[1] && t[1].v === "def"))) {
@@ -545,9 +562,14 @@
         if (nm) out[nm.v] = 1;
         return;
       }
+      if (f.t === "NAME" && (f.v === "global" || f.v === "nonlocal")) {
+        t.slice(1).forEach(function (x) { if (x.t === "NAME") declared[x.v] = 1; });
+        return;
+      }
       self.boundNames(t).forEach(function (n) { out[n] = 1; });
-      if (node.body) self.localNames(node.body, out);
+      if (node.body) self.localNames(node.body, out, declared);
     });
+    if (top) Object.keys(declared).forEach(function (n) { delete out[n]; });
     return out;
   };
   function targetNames(toks) {   // the names a target list binds (a, (b, *c)); not attributes or subscripts
@@ -904,7 +926,8 @@
     all(/^GPU \d+:\s*(.+?)\s*\(UUID:/gm, text).forEach(function (x) { if (fm.indexOf("nvidia-smi") < 0) fm.push("nvidia-smi"); env.gpus.push(x[1]); });
     var v = first(/^ProductVersion:\s*(\d+(?:\.\d+)*)/m, text);
     if (v && /^ProductName:\s*(macOS|Mac OS X)/m.test(text)) { fm.push("sw_vers"); env.macos = env.macos || v; }
-    if (/HSA System Attributes|HSA Agents|ROCk module/.test(text)) {
+    // an agent's "Name: gfx942" line says it alone, also in an excerpt without rocminfo's headers
+    if (/HSA System Attributes|HSA Agents|ROCk module|^\s*Name:\s*gfx[0-9a-f]+\s*$/m.test(text)) {
       fm.push("rocminfo");
       all(/^\s*Name:\s*(gfx[0-9a-f]+)\s*$/gm, text).forEach(function (x) { env.gfx.push(x[1]); });
       all(/^\s*Marketing Name:\s*(.+)$/gm, text).forEach(function (x) { if (/radeon|instinct|\bMI\d/i.test(x[1])) env.amd_names.push(x[1].trim()); });
@@ -916,6 +939,7 @@
       all(/^\s*\d+\s+\d+\s+0x([0-9a-fA-F]{4}),/gm, text).forEach(function (x) { env.amd_pci.push(x[1].toLowerCase()); });
     }
     env.rocm = env.rocm || first(/ROCm version:\s*(\d+\.\d+(?:\.\d+)?)/, text);
+    env.python = env.python || first(/^Python (\d+\.\d+\.\d+)\s*$/m, text);   // `python -V`
     if (env.torch) {
       m = /\+cu(\d+)(\d)$/.exec(env.torch);
       if (m && !env.cuda) env.cuda = m[1] + "." + m[2];

@@ -219,8 +219,9 @@ def _arg_names(args):
 
 
 def _local_names(body):
-    """Names a function body binds (not inside nested functions or classes): they are local."""
-    out = set()
+    """Names a function body binds (not inside nested functions or classes): they are local,
+    except those it declares ``global`` or ``nonlocal``."""
+    out, declared = set(), set()
     stack = list(body)
     while stack:
         n = stack.pop()
@@ -237,8 +238,10 @@ def _local_names(body):
                     out.add(a.asname or a.name.split(".")[0])
         elif isinstance(n, ast.ExceptHandler) and n.name:
             out.add(n.name)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            declared.update(n.names)
         stack.extend(ast.iter_child_nodes(n))
-    return out
+    return out - declared
 
 
 class Analyzer:
@@ -532,6 +535,14 @@ class Analyzer:
                 self.string(node, node.value)
         elif t is ast.JoinedStr:
             pass
+        elif t is ast.Dict:   # {"acc_policy": "balanced"}: options kept in a dict for f(**options)
+            for k, v in zip(node.keys, node.values):
+                if isinstance(k, ast.Constant) and type(k.value) is str and isinstance(v, ast.Constant):
+                    for r in self.ix.keyword.get(k.value, ()):
+                        if v.value == r["value"]:
+                            self.emit(r, k.lineno, k.col_offset, '%s="%s"' % (r["target"], r["value"]))
+            for child in ast.iter_child_nodes(node):
+                self.expr(child, scope)
         elif t is ast.Lambda:
             self.arguments(node.args, scope)
             inner = Scope("function", self.func_parent(scope))
@@ -888,7 +899,8 @@ def parse_env(text):
         fm.append("sw_vers")
         env["macos"] = env["macos"] or v
     # rocminfo / rocm-smi / amd-smi
-    if re.search(r"HSA System Attributes|HSA Agents|ROCk module", text):
+    # an agent's "Name: gfx942" line says it alone, also in an excerpt without rocminfo's headers
+    if re.search(r"HSA System Attributes|HSA Agents|ROCk module|^\s*Name:\s*gfx[0-9a-f]+\s*$", text, re.M):
         fm.append("rocminfo")
         env["gfx"] += re.findall(r"^\s*Name:\s*(gfx[0-9a-f]+)\s*$", text, re.M)
         env["amd_names"] += [n.strip() for n in re.findall(r"^\s*Marketing Name:\s*(.+)$", text, re.M)
@@ -901,6 +913,8 @@ def parse_env(text):
             env.setdefault("amd_pci", []).append(did.lower())
     rv = _first(r"ROCm version:\s*(\d+\.\d+(?:\.\d+)?)", text)
     env["rocm"] = env["rocm"] or rv
+    # `python -V` prints "Python 3.12.3" on a line of its own
+    env["python"] = env["python"] or _first(r"^Python (\d+\.\d+\.\d+)\s*$", text)
     # the torch build says which CUDA/ROCm wheel it is
     if env["torch"]:
         m = re.search(r"\+cu(\d+)(\d)$", env["torch"])

@@ -26,11 +26,13 @@ JS = ROOT / "docs" / "assets" / "atlas-check.js"
 
 ENV_ITEMS = ac.ENV_CHECKS
 _EXPECT = re.compile(r"#\s*expect:\s*(.+)$")
+#: the corpus halves, in the order they were written; every held-out half was measured once before any change it informed
+HALVES = ("tune", "heldout", "heldout2", "heldout3")
 
 
 def code_cases(half: str) -> list[dict]:
     """Each case: path, from, to, expected {(line, kind, label)}, skip (bool)."""
-    halves = ("tune", "heldout") if half == "all" else (half,)
+    halves = HALVES if half == "all" else (half,)
     out = []
     for h in halves:
         for p in sorted((CASES / "code" / h).glob("*.py")):
@@ -52,7 +54,7 @@ def code_cases(half: str) -> list[dict]:
 
 
 def env_cases(half: str) -> list[dict]:
-    halves = ("tune", "heldout") if half == "all" else (half,)
+    halves = HALVES if half == "all" else (half,)
     out = []
     for h in halves:
         for p in sorted((CASES / "env" / h).glob("*.txt")):
@@ -185,7 +187,7 @@ def markdown(r: dict, half: str, engine: str) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--half", default="heldout", choices=["heldout", "heldout2", "heldout3", "tune", "all"])
+    p.add_argument("--half", default="heldout", choices=[*HALVES, "all"])
     p.add_argument("--engine", default="python", choices=["python", "js"])
     args = p.parse_args(argv)
     rules = ac.load_rules()
