@@ -13,8 +13,7 @@ import pytest
 
 from atlas.feed import fact_hash, stale
 from atlas.langs import LANGS
-from atlas.render import DEFAULT_SITE_URL
-from atlas.urls import feed_path
+from atlas.urls import DEFAULT_SITE_URL, feed_path
 
 pytestmark = pytest.mark.slow
 ATOM = "{http://www.w3.org/2005/Atom}"

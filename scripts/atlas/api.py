@@ -18,10 +18,9 @@ from .enrich import Atlas
 from .i18n import text_for
 from .keys import CHANGE_TEXT_EXCLUDE
 from .langs import LANGS
-from .render import DEFAULT_SITE_URL
 from .schema import MATRIX_KEYS
 from .text import render_plain
-from .urls import url_for
+from .urls import DEFAULT_SITE_URL, url_for
 
 SCHEMA_VERSION = 1
 

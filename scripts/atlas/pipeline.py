@@ -22,8 +22,8 @@ from .enrich import Atlas, enrich
 from .langs import LANGS, SOURCE
 from .load import DATA, RawData, load
 from .problems import DataError
-from .render import DEFAULT_SITE_URL, TEMPLATES, hand_written, render_all, write_pages
-from .urls import url_for
+from .render import TEMPLATES, hand_written, render_all, write_pages
+from .urls import DEFAULT_SITE_URL, url_for
 from .validate import validate
 
 log = logging.getLogger("mkdocs.plugins.atlas")

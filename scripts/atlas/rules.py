@@ -37,9 +37,8 @@ from .idents import ALIASES, classify
 from .keys import version_key
 from .langs import LANGS
 from .problems import DataError
-from .render import DEFAULT_SITE_URL
 from .text import punctuation, render_plain
-from .urls import upgrade_slug, url_for
+from .urls import DEFAULT_SITE_URL, upgrade_slug, url_for
 
 SCHEMA_VERSION = 1
 CHECKER = Path(__file__).resolve().parent / "atlas_check.py"

@@ -12,6 +12,8 @@ import posixpath
 
 from .langs import SOURCE
 
+#: Absolute URLs (copy-link control, feeds, API, the checker's links) are built on this when no site_url is given.
+DEFAULT_SITE_URL = "http://127.0.0.1:8000/"
 #: Pages per fact: ``{kind: docs path pattern}``; a published change id keeps its path forever.
 PAGES = {
     "change": "changes/{id}.md",
