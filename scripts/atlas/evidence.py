@@ -186,15 +186,18 @@ _DIFFS: dict[tuple, dict] = {}
 
 
 def parse_surface(text: str) -> tuple[dict, dict]:
-    """(header fields, {public name: signature}) of one committed surface's text.
+    """(header fields, {public name: signature}) of one committed surface's text; the header's
+    ``hidden`` is the set of names that are not public in this wheel but still resolve.
 
     Read-only results, parsed once per text in a process (keyed by its hash): the files hold
     1.5 MB, and the fuzz test and ``mkdocs serve`` run the pipeline many times."""
-    from .surface import read_surface
+    from .surface import HIDDEN, read_surface
 
     key = hashlib.sha1(text.encode()).hexdigest()
     if key not in _SURFACES:
-        _SURFACES[key] = read_surface(text)
+        head, names = read_surface(text)
+        hidden = frozenset(n for n, sig in names.items() if sig == HIDDEN)
+        _SURFACES[key] = ({**head, "hidden": hidden}, {n: sig for n, sig in names.items() if sig != HIDDEN})
     return _SURFACES[key]
 
 
