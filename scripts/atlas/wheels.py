@@ -182,22 +182,29 @@ def extract(job: tuple) -> dict:
     return out
 
 
-def still_resolves(job: tuple) -> list[str]:
+def still_resolves(job: tuple) -> list[tuple[str, str]]:
     """Of ``names`` (public in some other wheel, not public in this one), those that still
-    resolve in this wheel: no longer public, but not removed (runs in a worker process)."""
+    resolve in this wheel: no longer public, but not removed; ``hidden raises`` when what is
+    left is a function that only raises (a removed API's stub). Runs in a worker process."""
     path, names = job
     from .surface import Surface
 
     s = Surface(path=Path(path))
-    return [n for n in names if s.resolve(n) is not None]
+    out = []
+    for n in names:
+        r = s.resolve(n)
+        if r is not None:
+            out.append((n, HIDDEN + (" raises" if r["sig"].endswith(" raises") else "")))
+    return out
 
 
-def surface_text(version: str, path: Path, sha: str, names: dict[str, str], hidden: list[str]) -> str:
+def surface_text(version: str, path: Path, sha: str, names: dict[str, str], hidden: list[tuple[str, str]]) -> str:
     header = (f"# torch={version} file={Path(path).name} sha256={sha} names={len(names)}\n"
               "# Public API surface, written by `atlas evidence` (make evidence); do not edit.\n"
               "# One name a line: indent = depth, last dotted part, tab, parameters or module/class/attr;\n"
-              "# `hidden`: public in another release's wheel, not public here, but it still resolves.")
-    return write_surface({**names, **dict.fromkeys(hidden, HIDDEN)}, header)
+              "# `hidden`: public in another release's wheel, not public here, but it still resolves\n"
+              "# (`hidden raises`: what resolves is a stub that only raises, which counts as removed).")
+    return write_surface({**names, **dict(hidden)}, header)
 
 
 def evaluate_all(fb, lock: dict, n_jobs: int) -> str:
