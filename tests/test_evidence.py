@@ -435,3 +435,110 @@ def test_claims_are_judged_by_the_first_and_last_wheel(factbase):
     assert (e.status, e.detail, e.file) == ("contradicted", "error_stub", "torch/_linalg_utils.py")
 
 
+
+
+# --------------------------------------------------------------------------------------------
+# The API diff across several releases (issue 18): removed = no longer resolves at all; a name
+# that left __all__ or went into a private module and still imports is "no longer public"; a
+# name whose last part and signature reappear at one new public path is "moved"; each removed
+# name gives the first release without it. Three small wheels built here, read as atlas evidence does.
+
+HISTORY = {
+    "1.0.0": {
+        "torch/__init__.py": "from torch.util import helper\n__all__ = ['helper', 'gone', 'quiet', 'stubbed']\n"
+                             "def gone(x): pass\ndef quiet(): pass\ndef stubbed(a): return a\n",
+        "torch/util.py": "def helper(a, b=None): pass\n",
+        "torch/old_place.py": "def mover(x, y): pass\n",
+        "torch/keeps.py": "from torch._impl import Thing\n",
+        "torch/_impl.py": "class Thing:\n    def __init__(self, n): pass\n",
+    },
+    "1.1.0": {
+        "torch/__init__.py": "from torch.util import helper\n__all__ = ['helper', 'stubbed']\n"
+                             "def quiet(): pass\n"
+                             "def stubbed(a):\n    raise RuntimeError('stubbed was removed')\n",
+        "torch/util.py": "def helper(a): pass\n",
+        "torch/new_place.py": "def mover(x, y): pass\n",
+        "torch/keeps.py": "from torch._impl import Thing\n__all__ = []\n",
+        "torch/_impl.py": "class Thing:\n    def __init__(self, n): pass\n",
+    },
+    "1.2.0": {
+        "torch/__init__.py": "from torch.util import helper\n__all__ = ['helper']\n"
+                             "def stubbed(a):\n    raise RuntimeError('stubbed was removed')\n",
+        "torch/util.py": "def helper(a): pass\n",
+        "torch/new_place.py": "def mover(x, y): pass\n",
+        "torch/keeps.py": "from torch._impl import Thing\n__all__ = []\n",
+        "torch/_impl.py": "class Thing:\n    def __init__(self, n): pass\n",
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def history_surfaces(tmp_path_factory):
+    from atlas.evidence import parse_surface
+    from atlas.wheels import still_resolves, surface_text
+
+    d = tmp_path_factory.mktemp("history")
+    paths, names = {}, {}
+    for v, files in HISTORY.items():
+        paths[v] = d / f"torch-{v}-cp311-cp311-manylinux_2_28_x86_64.whl"
+        with zipfile.ZipFile(paths[v], "w") as z:
+            for n, body in files.items():
+                z.writestr(n, body)
+        names[v] = Surface(path=paths[v]).public()
+    union = set().union(*names.values())
+    out = {}
+    for v in HISTORY:
+        hidden = still_resolves((str(paths[v]), sorted(union - set(names[v]))))
+        out[v] = parse_surface(surface_text(v, paths[v], "0" * 64, names[v], hidden))
+    return out
+
+
+def test_removed_means_the_name_no_longer_resolves(history_surfaces):
+    from atlas.evidence import surface_diff
+
+    d = surface_diff(history_surfaces, "1.0.0", "1.1.0")
+    assert "torch.gone" in d["removed"] and "torch.stubbed" not in d["removed"]   # a public stub is a changed signature
+    assert "torch.quiet" in d["no_longer_public"]              # left __all__, still defined
+    assert "torch.keeps.Thing" in d["no_longer_public"]        # its module emptied __all__, it still imports
+    assert "torch.quiet" not in d["removed"] and "torch.keeps.Thing" not in d["removed"]
+    assert {"name": "torch.old_place.mover", "to": "torch.new_place.mover"} in d["moved"]
+    assert not any(m["name"] == "torch.old_place" for m in d["moved"])  # a module is not "moved" by its name alone
+    assert [c["name"] for c in d["changed"]] == ["torch.helper", "torch.stubbed"]   # one re-exported object once; now raises
+    # in 1.2.0 stubbed resolves, but only to a stub that raises: removed, not "no longer public"
+    late = surface_diff(history_surfaces, "1.0.0", "1.2.0")
+    assert "torch.stubbed" in late["removed"] and "torch.stubbed" not in history_surfaces["1.2.0"][0]["hidden"]
+    assert "torch.quiet" in late["removed"]
+
+
+def test_first_release_without_each_removed_name(history_surfaces):
+    from types import SimpleNamespace
+
+    from atlas.enrich import _api_diff
+    from atlas.history import Point
+
+    points = [Point(v.rsplit(".", 1)[0], None, SimpleNamespace(wheel=v)) for v in HISTORY]
+    d = _api_diff(points[0], points[2], history_surfaces, {}, points)
+    entries = {e["name"]: (kind, e.get("first_without")) for g in d["groups"]
+               for kind in ("removed", "moved", "no_longer_public") for e in g[kind]}
+    assert entries["torch.gone"] == ("removed", "1.1")       # gone in the first step
+    assert entries["torch.quiet"] == ("removed", "1.2")      # hidden in 1.1, gone in 1.2
+    assert entries["torch.keeps.Thing"] == ("no_longer_public", "1.1")
+    assert entries["torch.old_place.mover"] == ("moved", "1.1")
+    assert entries["torch.stubbed"] == ("removed", "1.2")    # public (as a stub) in 1.1, only a raising stub in 1.2
+
+
+@pytest.mark.parametrize("title,summary,values,expected", [
+    ("Foo arrives as the opt-in nccl9", "A new {backend} backend, next to the old one.", {"backend": "nccl9"}, {"backend": "added"}),
+    ("The builds add the {target} target", "For new GPUs.", {"target": "sm_999"}, {"target": "added"}),
+    ('acc="x" is removed from Options', "Passing {old} to {options} is no longer accepted.",
+     {"old": 'acc="x"', "options": "Options"}, {"old": "removed"}),
+    ("Old methods are gone", "Methods such as {m} no longer exist, and {keep} stays.", {"m": "split()", "keep": "Keep"},
+     {"m": "removed"}),
+    ("torch.bar generalizes torch.foo", "It uses {api} from a new module.", {"api": "torch.bar"}, {}),
+])
+def test_claims_are_read_from_the_changes_own_text(title, summary, values, expected):
+    from types import SimpleNamespace
+
+    from atlas.evidence import text_roles
+
+    assert text_roles(SimpleNamespace(title=title, summary=summary, values=values)) == expected

@@ -235,6 +235,8 @@ def _zh_prose(markdown_page: str) -> str:
     """What a Chinese reader sees as running text: no front matter, code, tags or admonition syntax."""
     body = markdown_page.split("-->", 1)[-1]
     body = re.sub(r"<code>.*?</code>", "X", body)
+    # an upgrade's API diff lists names and signatures as plain lines (no element per name): code, not prose
+    body = re.sub(r'<div class="atlas-names">.*?</div>', "X", body, flags=re.S)
     body = re.sub(r"^!!! .*$", "", body, flags=re.M)
     body = re.sub(r'^=== ".*"$', "", body, flags=re.M)   # content-tab syntax, not prose
     body = re.sub(r"“[^”]*”", "X", body)  # a quoted locator is the source's own text, verbatim

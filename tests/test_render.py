@@ -28,6 +28,7 @@ PAGES = {
     "changes/index.md": "change_index", "upgrade/index.md": "upgrade_index", "upgrade/9.0-to-9.1.md": "upgrade",
     "errors/index.md": "errors", "faq/index.md": "faq", "sources/index.md": "sources", "api.md": "api",
     "check/index.md": "check",
+    "releases/2.0.md": "wheel_release", "upgrade/2.0-to-9.1.md": "upgrade",
 }
 
 
@@ -44,6 +45,7 @@ def _fixture_data(tmp_path: Path, release: Path, zh: dict | None = None) -> Path
     shutil.copy(release, data / "releases" / "9.1.yaml")
     if release.parent == GOLDEN:
         shutil.copy(GOLDEN / "9.0.yaml", data / "releases" / "9.0.yaml")
+        shutil.copy(GOLDEN / "evidence.lock.yaml", data / "evidence.lock.yaml")   # one wheel: a release read from it
     if zh:
         (data / "translations" / "zh" / "releases").mkdir(parents=True)
         (data / "translations" / "zh" / "releases" / "9.1.yaml").write_text(

@@ -238,14 +238,26 @@
     return out;
   }
 
+  /* A query naming two releases ("2.9 to 2.15", "2.4.1 → 2.15", "с 2.14 на 2.15", "2.14 升级到 2.15"):
+     the upgrade page of that pair, older first, whatever the words around the versions. */
+  function pairScores(idx, q) {
+    var out = {}, vs = [], re = /(?:^|[^\d.])(\d+\.\d+)(?:\.\d+)?(?![\d])/g, m;
+    while ((m = re.exec(q))) { if (vs.indexOf(m[1]) < 0) vs.push(m[1]); }
+    if (vs.length !== 2 || !idx.pairs) return out;
+    var key = idx.pairs[vs[0] + " " + vs[1]] !== undefined ? vs[0] + " " + vs[1] : vs[1] + " " + vs[0];
+    if (idx.pairs[key] !== undefined) out[idx.pairs[key]] = 1;
+    return out;
+  }
+
   /* The ranked documents: [{doc, full}], full = matched by an error, an identifier or every term. */
   function search(idx, q) {
-    var err = errorScores(idx, q), ids = identScores(idx, q), txt = prose(idx, q);
+    var err = errorScores(idx, q), ids = identScores(idx, q), txt = prose(idx, q), pair = pairScores(idx, q);
     var ranked = [];
-    Object.keys(txt).concat(Object.keys(err), Object.keys(ids)).forEach(function (d) {
+    Object.keys(txt).concat(Object.keys(err), Object.keys(ids), Object.keys(pair)).forEach(function (d) {
       if (ranked[d]) return;
       var t = txt[d] || [0, false];
-      ranked[d] = { doc: +d, score: 1e6 * (err[d] || 0) + 1e4 * (ids[d] || 0) + t[0], full: !!(err[d] || ids[d] || t[1]) };
+      ranked[d] = { doc: +d, score: 1e6 * (err[d] || 0) + 1e5 * (pair[d] || 0) + 1e4 * (ids[d] || 0) + t[0],
+                    full: !!(err[d] || ids[d] || pair[d] || t[1]) };
     });
     return Object.keys(ranked).map(function (d) { return ranked[d]; })
       .sort(function (a, b) { return b.score - a.score || a.doc - b.doc; }).slice(0, MAX);

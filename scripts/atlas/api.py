@@ -69,11 +69,11 @@ def _api_diff(d) -> Any:
     """An upgrade's public API diff: added and removed names, changed signatures, each linked."""
     if d is None:
         return None
-    out: dict[str, list] = {"added": [], "removed": [], "changed": []}
+    out: dict[str, list] = {"added": [], "removed": [], "changed": [], "moved": [], "no_longer_public": []}
     for g in d["groups"]:
         for what in out:
             out[what] += [{**e, "module": g["module"]} for e in g[what]]
-    return {"from_wheel": d["old_wheel"], "to_wheel": d["new_wheel"],
+    return {"from_wheel": d["old_wheel"], "to_wheel": d["new_wheel"], "counts": d["counts"],
             **{k: sorted(v, key=lambda e: e["name"]) for k, v in out.items()}}
 
 
@@ -121,6 +121,10 @@ def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
                         "dropped": _plain(r.dropped), "added": _plain(r.added)} for r in up.matrix],
             "urls": {lang: url_for(lang, f"upgrade/{up.slug}/") for lang in LANGS},
             "api_diff": _api_diff(up.api_diff),
+            "wheels": {"from": up.old.wheel.wheel if up.old.wheel else None, "to": up.new.wheel.wheel if up.new.wheel else None},
+            "metadata": [{"key": r.key, "package": r.label or None, "from": r.old, "to": r.new, "changed": r.changed,
+                          "dropped": r.dropped, "added": r.added} for r in up.meta],
+            "not_covered_by_sources": up.uncovered_versions,
         }
     files = ["releases.json", "changes.json", "faq.json", "errors.json"] + [f"upgrades/{s}.json" for s in upgrades]
     out = {

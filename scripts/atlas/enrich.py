@@ -37,6 +37,7 @@ from .evidence import (
     surface_diff,
     wheel_of,
 )
+from .history import MetaRow, Point, history, meta_diff
 from .keys import version_key
 from .schema import MATRIX_KEYS, Change, Event, Faq, Release, iter_cites
 from .urls import upgrade_slug
@@ -60,15 +61,33 @@ class MatrixRow:
 
 @dataclass
 class Upgrade:
-    old: Release
-    new: Release
+    old: Point                        # a release of the history (history.py): curated, from its wheel, or both
+    new: Point
     slug: str                         # "2.14-to-2.15": the page and API file name
-    steps: list[Release]              # releases after old, up to and including new
+    steps: list[Point]                # releases after old, up to and including new
     breaking: list[Change]
-    matrix: list[MatrixRow]
+    matrix: list[MatrixRow]           # the curated matrices side by side (both ends curated), else empty
     rollbacks: list[Change]           # breaking changes whose rollback switch expires
     checklist: list[Change]
     api_diff: Optional[dict] = None   # evidence: public API diff of the two releases' wheels (see _api_diff)
+    meta: list[MetaRow] = field(default_factory=list)   # the two wheels' METADATA side by side (history.meta_diff)
+
+    @property
+    def uncovered(self) -> list[Point]:
+        """The releases on the way that no article in our sources covers (known from their wheel)."""
+        return [p for p in self.steps if not p.curated]
+
+    @property
+    def uncovered_versions(self) -> list[str]:
+        return [p.version for p in self.uncovered]
+
+    @property
+    def meta_changed(self) -> list[MetaRow]:
+        return [r for r in self.meta if r.changed]
+
+    @property
+    def meta_unchanged(self) -> int:
+        return len(self.meta) - len(self.meta_changed)
 
     @property
     def dropped(self) -> list[MatrixRow]:
@@ -154,6 +173,23 @@ class Atlas:
     contradicted: dict[str, list[Change]] = field(default_factory=dict)   # version -> changes the wheels contradict
     views: dict[str, ReleaseView] = field(default_factory=dict)           # version -> its page's groupings
     sources_view: Optional[SourcesView] = None                          # the sources page's lists
+    history: list[Point] = field(default_factory=list)      # every release, curated or from its wheel, newest first
+    wheel_only: list[Point] = field(default_factory=list)   # the releases known from their wheel alone, newest first
+    #: the upgrade index's grid: (from release, [upgrade to each later release, or None]), columns oldest first
+    upgrade_grid: list[tuple[Point, list[Optional[Upgrade]]]] = field(default_factory=list)
+    grid_columns: list[Point] = field(default_factory=list)
+    upgrades_from: dict[str, list[Upgrade]] = field(default_factory=dict)   # version -> its upgrades, newest target first
+    upgrade_into: dict[str, Optional[Upgrade]] = field(default_factory=dict)   # version -> upgrade from the release before
+
+    def check_wheels(self, c: Change) -> list[str]:
+        """The wheels a change's check table shows: the one before its release, its release's
+        and the newest (the verdicts name the first wheel that has a name)."""
+        versions = self.wheels.get("versions") or []
+        rel = wheel_of(self.change_release[c.id].version, versions)
+        if rel is None:
+            return versions[-1:]
+        i = versions.index(rel)
+        return list(dict.fromkeys(versions[max(i - 1, 0):i + 1] + versions[-1:]))
 
     def auto_checks(self, c: Change) -> list[Verdict]:
         """The automatic wheel checks of a change: its identifiers, then its error messages."""
@@ -191,6 +227,10 @@ class Atlas:
         """Entry points whose module is absent, attributed to change ``cid`` (None: to no change)."""
         return [f for f in self.entry_point_findings if f["change"] == cid]
 
+    def point(self, version: str) -> Optional[Point]:
+        """A release of the history by version (curated or from its wheel), or None."""
+        return next((p for p in self.history if p.version == version), None)
+
     def change(self, cid: str) -> Change:
         return next(c for r in self.releases for c in r.changes if c.id == cid)
 
@@ -216,22 +256,25 @@ def _checklist_key(c: Change, rel_of: dict[str, Release]) -> tuple:
     return (_CHECK_ORDER.get(c.type, 5), _AREA_ORDER.get(c.area, 2), version_key(rel_of[c.id].version), c.id)
 
 
-def oldest_between(old: Release, new: Release, releases: list[Release]) -> list[Release]:
+def oldest_between(old, new, releases: list) -> list:
     """The releases an upgrade from ``old`` to ``new`` goes through (after old, up to new)."""
     return [r for r in releases if version_key(old.version) < version_key(r.version) <= version_key(new.version)]
 
 
-def _api_diff(old: Release, new: Release, surfaces: dict, versions: list[str], links: dict[str, list[tuple[str, bool]]],
-              surfaces_releases: list[Release]) -> Optional[dict]:
-    """Removed, changed and added public names between the wheels of two releases, grouped by
-    module, each linked to the change whose data names it (or None: no source mentions it)."""
-    a, b = wheel_of(old.version, versions), wheel_of(new.version, versions)
+def _api_diff(old: Point, new: Point, surfaces: dict, links: dict[str, list[tuple[str, bool]]],
+              points: list[Point]) -> Optional[dict]:
+    """Removed, no longer public, moved, changed and added public names between the wheels of two
+    releases, grouped by module, each linked to the change whose data names it (or None: no
+    source mentions it); a removed name gives the first release whose wheel no longer resolves it,
+    a name no longer public the first whose wheel no longer has it public."""
+    a = old.wheel.wheel if old.wheel else None
+    b = new.wheel.wheel if new.wheel else None
     if a not in surfaces or b not in surfaces:
         return None
     sa, sb = surfaces[a][1], surfaces[b][1]
     diff = surface_diff(surfaces, a, b)
-
-    in_steps = {c.id for r in oldest_between(old, new, surfaces_releases) for c in r.changes}
+    steps = [p for p in oldest_between(old, new, points) if p.wheel and p.wheel.wheel in surfaces]
+    in_steps = {c.id for p in steps for c in p.changes}
 
     def first(key: str, strong_only: bool = False) -> Optional[str]:
         return next((cid for cid, strong in links.get(key, []) if cid in in_steps and (strong or not strong_only)), None)
@@ -246,21 +289,37 @@ def _api_diff(old: Release, new: Release, surfaces: dict, versions: list[str], l
                 return cid
         return next((first(p) for p in changed_params or [] if first(p)), None)
 
+    def first_without(name: str, resolving: bool) -> str:
+        """The first release on the way whose wheel lacks the name (public, or at all)."""
+        for p in steps:
+            head, names = surfaces[p.wheel.wheel]
+            if name not in names and not (resolving and name in head.get("hidden", ())):
+                return p.version
+        return new.version
+
     groups: dict[str, dict] = {}
-    for what in ("removed", "changed", "added"):
+    kinds = ("removed", "moved", "no_longer_public", "changed", "added")
+    for what in kinds:
         for item in diff[what]:
             name = item["name"] if isinstance(item, dict) else item
             surface = sb if what == "added" else sa
-            g = groups.setdefault(module_of(name, surface), {"removed": [], "changed": [], "added": []})
-            changed_params = item["params_added"] + item["params_removed"] if isinstance(item, dict) else None
-            entry = {"name": name, "change": link(name, changed_params)}
+            g = groups.setdefault(module_of(name, surface), {k: [] for k in kinds})
+            changed_params = item["params_added"] + item["params_removed"] if what == "changed" else None
+            entry = {"name": name, "change": link(name, changed_params) if what != "added" else None}   # added: counted only
             if isinstance(item, dict):
                 entry.update({k: v for k, v in item.items() if k != "name"})
+            if what in ("removed", "moved"):
+                entry["first_without"] = first_without(name, resolving=True)
+            elif what == "no_longer_public":
+                entry["first_without"] = first_without(name, resolving=False)
             g[what].append(entry)
     listed = [{"module": m, **g,
-               "folded": len(g["removed"]) + len(g["changed"]) > 8,   # a long group starts closed
+               "shown": len(g["removed"]) + len(g["moved"]) + len(g["no_longer_public"]) + len(g["changed"]),
                "added_short": [e["name"][len(m) + 1:] if e["name"] != m else e["name"] for e in g["added"]]}
               for m, g in sorted(groups.items())]
+    for g in listed:
+        g["folded"] = g["shown"] > 8            # a long group starts closed
+        g["added_few"] = len(g["added"]) <= 6    # few added names are listed; more are only counted
     return {"old_wheel": a, "new_wheel": b, "counts": {k: len(v) for k, v in diff.items()},
             "groups": listed, "added_groups": [g for g in listed if g["added"]], **diff}
 
@@ -293,15 +352,20 @@ def _name_links(checks: dict[str, list[Verdict]], types: dict[str, str]) -> dict
 def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     oldest_first = fb.releases
     rel_of = {c.id: r for r in oldest_first for c in r.changes}
+    lock = fb.lock if lock is None else lock
+    wheels = fb.wheels
+    surfaces = {v: fb.surfaces[v] for v in wheels.versions if v in fb.surfaces}
+    points = history(oldest_first, wheels.versions, lock, surfaces)
     upgrades = []
-    for old, new in combinations(oldest_first, 2):
-        steps = oldest_between(old, new, oldest_first)
-        breaking = [c for r in steps for c in r.changes if c.is_breaking]
+    for old, new in combinations(points, 2):
+        steps = oldest_between(old, new, points)
+        breaking = [c for p in steps for c in p.changes if c.is_breaking]
         rollbacks = [c for c in breaking if c.rollback is not None]
         upgrades.append(Upgrade(
             old=old, new=new, slug=upgrade_slug(old.version, new.version), steps=steps, breaking=breaking,
-            matrix=matrix_diff(old, new), rollbacks=rollbacks,
+            matrix=matrix_diff(old.release, new.release) if old.release and new.release else [], rollbacks=rollbacks,
             checklist=sorted(breaking, key=lambda c: _checklist_key(c, rel_of)),
+            meta=meta_diff(old.wheel, new.wheel),
         ))
     errors = sorted(
         ((e.message, e.origin, c) for r in oldest_first for c in r.changes for e in c.errors),
@@ -321,17 +385,14 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     newest = list(reversed(oldest_first))
     latest = next(r for r in newest if r.released is not None)
     all_changes = [c for r in oldest_first for c in r.changes]
-    lock = fb.lock if lock is None else lock
-    wheels = fb.wheels
     release_of = {cid: r.version for cid, r in rel_of.items()}
-    surfaces = {v: fb.surfaces[v] for v in wheels.versions if v in fb.surfaces}
     idv = ident_verdicts(all_changes, lock, release_of, wheels.versions, fb.claims, surfaces)
     erv = error_verdicts(all_changes, lock, release_of, wheels.versions)
     stub_errors(idv, erv)
     checks = {c.id: idv.get(c.id, []) + erv.get(c.id, []) for c in all_changes}
     links = _name_links(checks, {c.id: c.type for c in all_changes})
     for up in upgrades:
-        up.api_diff = _api_diff(up.old, up.new, surfaces, wheels.versions, links, oldest_first)
+        up.api_diff = _api_diff(up.old, up.new, surfaces, links, points)
     faq_refs: dict[str, list[tuple[Faq, Release]]] = defaultdict(list)
     for r in newest:
         for q in r.faq:
@@ -340,6 +401,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     areas = sorted({c.area for c in all_changes})
     atlas = Atlas(
         fb=fb, releases=newest, latest=latest, change_release=rel_of, upgrades=upgrades,
+        history=list(reversed(points)), wheel_only=[p for p in reversed(points) if not p.curated],
         errors=errors, counts=counts,
         areas=areas, types=sorted({c.type for c in all_changes}),
         lock=lock, wheels=wheels.model_dump(),
@@ -351,6 +413,11 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
         latest_upgrade_slug=upgrade_slug(latest.previous, latest.version) if latest.previous else None,
         views={r.version: release_view(r, areas) for r in newest}, sources_view=sources_view(newest, cites),
     )
+    by_pair = {(u.old.version, u.new.version): u for u in upgrades}
+    atlas.grid_columns = points[1:]
+    atlas.upgrade_grid = [(a, [by_pair.get((a.version, b.version)) for b in points[1:]]) for a in points[:-1]]
+    atlas.upgrades_from = {p.version: [u for u in reversed(upgrades) if u.old.version == p.version] for p in points}
+    atlas.upgrade_into = {p.version: by_pair.get((p.previous, p.version)) for p in points}
     for r in newest:   # needs the atlas: a change's evidence status reads the lock and the wheel checks
         tally = Counter(atlas.evidence_status(c) for c in r.changes)
         tally["unchecked"] = tally["none_speed"] + tally["none_platform"] + tally["none_probe"]

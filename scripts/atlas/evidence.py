@@ -186,15 +186,18 @@ _DIFFS: dict[tuple, dict] = {}
 
 
 def parse_surface(text: str) -> tuple[dict, dict]:
-    """(header fields, {public name: signature}) of one committed surface's text.
+    """(header fields, {public name: signature}) of one committed surface's text; the header's
+    ``hidden`` is the set of names that are not public in this wheel but still resolve.
 
     Read-only results, parsed once per text in a process (keyed by its hash): the files hold
     1.5 MB, and the fuzz test and ``mkdocs serve`` run the pipeline many times."""
-    from .surface import read_surface
+    from .surface import HIDDEN, read_surface
 
     key = hashlib.sha1(text.encode()).hexdigest()
     if key not in _SURFACES:
-        _SURFACES[key] = read_surface(text)
+        head, names = read_surface(text)
+        hidden = frozenset(n for n, sig in names.items() if sig == HIDDEN)   # a stub that only raises counts as gone
+        _SURFACES[key] = ({**head, "hidden": hidden}, {n: sig for n, sig in names.items() if not sig.startswith(HIDDEN)})
     return _SURFACES[key]
 
 
@@ -209,7 +212,7 @@ def surface_diff(surfaces: dict[str, tuple[dict, dict]], a: str, b: str) -> dict
     computed once per pair of parsed surfaces in a process, like ``parse_surface``."""
     key = (id(surfaces[a][1]), id(surfaces[b][1]))
     if key not in _DIFFS:
-        _DIFFS[key] = api_diff(surfaces[a][1], surfaces[b][1])
+        _DIFFS[key] = api_diff(surfaces[a][1], surfaces[b][1], surfaces[b][0].get("hidden", frozenset()))
     return _DIFFS[key]
 
 
@@ -219,9 +222,49 @@ def read_claims(path: Path = CLAIMS) -> dict:
     return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
 
 
-def claim_roles(c, claims: dict) -> dict[str, str]:
-    """{value key: "added" | "removed"} for one change (see data/claims.yaml for the rules)."""
+#: What an English title or summary says a change does to a name. Active verbs claim the first
+#: name after them in the clause ("adds the {target} target", "arrives as the opt-in nccl2");
+#: "new" the name right after it ("a new {backend} backend"); the passive forms the last name
+#: before them ("acc_policy=... is removed", "methods such as {m} no longer exist").
+_ACTIVE = {"added": r"\b(?:adds?|introduces?|arrives as)\b", "removed": r"\b(?:removes?|drops?|deletes?)\b"}
+_NEW = r"\bnew\s+(?:\w+\s+)?$"
+_PASSIVE = {"added": r"^\s*(?:is|are)\s+(?:now\s+)?(?:added|new)\b",
+            "removed": r"^\s*(?:is|are)\s+(?:removed|dropped|deleted|gone)\b|^\s*no longer exists?\b"}
+_CLAUSE = re.compile(r"[,;:]|\b(?:from|to|for|and|so|but|in|with|on)\b")
+
+
+def text_roles(c) -> dict[str, str]:
+    """{value key: "added" | "removed"} that the change's own English title and summary claim
+    (see the patterns above). Only string values of three characters or more are claimed."""
     roles: dict[str, str] = {}
+    for text in (c.title, c.summary):
+        for sentence in re.split(r"(?<=[.;!?])\s+", str(text)):
+            spots = []      # (start, end, key) of each value mentioned, as {key} or as written
+            for k, v in c.values.items():
+                if not isinstance(v, str) or len(v) < 3:
+                    continue
+                for m in re.finditer(re.escape("{" + k + "}") + "|(?<![\\w.])" + re.escape(v) + "(?![\\w])", sentence):
+                    spots.append((m.start(), m.end(), k))
+            spots.sort()
+            for i, (a, b, k) in enumerate(spots):
+                before = sentence[spots[i - 1][1] if i else 0:a]
+                after = sentence[b:spots[i + 1][0] if i + 1 < len(spots) else len(sentence)]
+                for role, rx in _ACTIVE.items():
+                    last = list(re.finditer(rx, before, re.I))[-1:]
+                    if last and not _CLAUSE.search(before[last[0].end():]):
+                        roles.setdefault(k, role)
+                if re.search(_NEW, before, re.I):
+                    roles.setdefault(k, "added")
+                for role, rx in _PASSIVE.items():
+                    if re.search(rx, after, re.I):
+                        roles.setdefault(k, role)
+    return roles
+
+
+def claim_roles(c, claims: dict) -> dict[str, str]:
+    """{value key: "added" | "removed"} for one change (see data/claims.yaml for the rules):
+    from its type, from what its English title and summary say (``text_roles``), then claims.yaml."""
+    roles: dict[str, str] = dict(text_roles(c)) if c.type in ("feature", "removal", "breaking", "platform") else {}
     keys = set(c.values)
     if c.type == "removal":
         for k in keys:
@@ -388,9 +431,15 @@ def entry_point_findings(lock: dict, idents_by_change: dict[str, list[Verdict]])
     return out
 
 
-def api_diff(old: dict[str, str], new: dict[str, str]) -> dict[str, list]:
+def api_diff(old: dict[str, str], new: dict[str, str], hidden: frozenset = frozenset()) -> dict[str, list]:
     """Public names added, removed and with a changed signature between two surfaces.
-    A removed (added) module or class is listed once, not with every name under it."""
+    A removed (added) module or class is listed once, not with every name under it.
+
+    Of the public names of ``old`` that ``new`` lacks, ``removed`` keeps those that no longer
+    resolve at all in the new wheel; those in ``hidden`` (they still resolve: they left
+    ``__all__``, or their module went private and still imports them) are ``no_longer_public``,
+    a weaker kind; a removed name whose last part and signature reappear at exactly one new
+    public path is ``moved`` ({"name", "to"})."""
     def tops(names: set[str]) -> list[str]:
         keep = []
         for n in sorted(names, key=lambda n: (n.count("."), n)):
@@ -399,8 +448,21 @@ def api_diff(old: dict[str, str], new: dict[str, str]) -> dict[str, list]:
                 keep.append(n)
         return sorted(keep)
 
-    removed = tops(set(old) - set(new))
-    added = tops(set(new) - set(old))
+    gone = set(old) - set(new)
+    removed = tops(gone - hidden)
+    no_longer_public = tops(gone & hidden)
+    new_only = set(new) - set(old)
+    added = tops(new_only)
+    by_last: dict[tuple[str, str], list[str]] = {}
+    for n in new_only:
+        by_last.setdefault((n.rsplit(".", 1)[-1], new[n]), []).append(n)
+    moved = []
+    for n in sorted(gone - hidden):     # a member of a removed module may reappear elsewhere
+        to = by_last.get((n.rsplit(".", 1)[-1], old[n]), [])
+        if len(to) == 1 and old[n] != "module":
+            moved.append({"name": n, "to": to[0]})
+    moved_names = {m["name"] for m in moved}
+    removed = tops(gone - hidden - moved_names)
     def callable_(sig: str) -> bool:
         return sig.startswith("(") or sig.startswith("class (")
 
@@ -416,7 +478,8 @@ def api_diff(old: dict[str, str], new: dict[str, str]) -> dict[str, list]:
             seen.add(key)
             items.append({"name": n, "old": old[n], "new": new[n],
                           "params_added": [p for p in b if p not in a], "params_removed": [p for p in a if p not in b]})
-    return {"added": added, "removed": removed, "changed": sorted(items, key=lambda d: d["name"])}
+    return {"added": added, "removed": removed, "changed": sorted(items, key=lambda d: d["name"]),
+            "no_longer_public": no_longer_public, "moved": moved}
 
 
 def params(sig: str) -> list[str]:

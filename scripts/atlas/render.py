@@ -94,7 +94,7 @@ def environment() -> jinja2.Environment:
 def render_problem(exc: BaseException, template: str, src: str, lang: str, ctx: dict) -> str:
     """``file: fact id: template line: message`` for an exception raised while rendering a page."""
     owner = "-"
-    for key in ("c", "rel", "up"):
+    for key in ("c", "rel", "up", "p"):
         obj = ctx.get(key)
         if obj is not None:
             owner = getattr(obj, "id", None) or getattr(obj, "version", None) or getattr(obj, "slug", "-")
@@ -121,7 +121,9 @@ class Renderer:
     - ``value_html(value, style=None)``: a value (number, version, list, ``qty``) formatted for the language, escaped.
     - ``qty(value, unit, upper=None)``: a figure with its unit, a value for ``value_html`` or ``ui_text``.
     - ``date_html(d)``, ``number_html(n)``, ``moment_html(datetime, tz=None)``: a date, count or instant, localised, escaped.
-    - ``esc(text)``: any text escaped for Markdown and HTML. ``fence(code, lang)``: a fenced code block.
+    - ``esc(text)``: any text escaped for Markdown and HTML. ``html_esc(text)``: text escaped for a raw HTML
+      block that Markdown passes through (the API diff: no entities for Markdown's characters, which
+      Markdown's HTML parser would otherwise visit one by one). ``fence(code, lang)``: a fenced code block.
     - ``md_path(path, to)``: relative ``.md`` file link between two docs pages (MkDocs resolves and checks it).
     - ``page_href(path, to)``: relative directory URL between two pages (for raw ``<a href>``).
     - ``root_href(path, target)``: relative URL from a page to a file at the site root (``api/v1/...``).
@@ -141,7 +143,7 @@ class Renderer:
         self.env = environment()
         self.globals = dict(
             ui_text=self.ui_text, ui_template=self.ui_template, fact_html=self.fact_html,
-            value_html=self.value_html, qty=self.qty, date_html=self.date_html,
+            value_html=self.value_html, qty=self.qty, date_html=self.date_html, html_esc=fmt.escape_html,
             number_html=self.number_html, moment_html=self.moment_html, fence=fence, esc=fmt.escape,
             md_path=md_link, page_href=rel_href, root_href=self.root_href, atlas=atlas, pu=fmt.punctuation(lang),
             site_url=self.site_url.rstrip("/") + "/", url_patterns=JS_PATTERNS,
@@ -240,6 +242,11 @@ class Renderer:
                               lambda c=c: {"title": self.fact_plain(f"{c.id}.title"),
                                            "description": self.fact_plain(f"{c.id}.summary")[:300],
                                            "atlas_change": c.id}, c=c, rel=rel))
+        for p in a.wheel_only:
+            add(self.page("wheel_release.md.j2", f"releases/{p.version}.md", "data/evidence.lock.yaml",
+                          lambda p=p: {"title": fmt.render_plain(self.ui["release.title"], {"version": p.version}, self.lang),
+                                       "description": fmt.render_plain(self.ui["releases.wheel_only_intro"], {}, self.lang)},
+                          p=p))
         for kind in ("changes", "breaking"):
             add(self.page("change_index.md.j2", f"{kind}/index.md", "data/releases/*.yaml",
                           {"title": self.ui[f"{kind}.title"], "description": self.ui[f"{kind}.description"]},

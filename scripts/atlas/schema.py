@@ -406,6 +406,7 @@ class Lock(BaseModel):
     identifiers: dict[str, dict] = {}   # automatic checks from the data (atlas/scan.py)
     errors: dict[str, dict] = {}
     entry_points: dict[str, Any] = {}
+    registry: dict[str, Any] = {}       # what the installer reports of the registry's files (atlas/wheels.py)
 
 
 class Wheels(Strict):
@@ -413,7 +414,11 @@ class Wheels(Strict):
 
     python: str
     platform: str
+    #: every platform tag the installer may pick a wheel of (older releases are manylinux1/2014)
+    platforms: list[str] = []
     versions: list[str] = Field(min_length=1)
+    #: CPython versions the registry is asked about (``3.13t``: the free-threaded build)
+    pythons: list[str] = []
 
 
 class UpdatedEntry(Strict):

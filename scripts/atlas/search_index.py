@@ -310,6 +310,18 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
                 if ".note." in key:
                     d.add("body", r.fact_plain(key))
             docs.append(d)
+    for p in atlas.wheel_only:      # releases known from their wheel: title and what the wheel says
+        w = p.wheel
+        title = plain("release.title", version=p.version)
+        d = _Doc(f"releases/{p.version}/", "release", title, plain("releases.wheel_only_intro"), p.version, p.version)
+        d.add("title", title, p.version, w.wheel)
+        d.add("facts", plain("wheelrel.requires_python"), w.requires_python, plain("wheelrel.cuda"), w.cuda)
+        docs.append(d)
+    for up in atlas.upgrades:       # every pair; the pair matcher (search.js) finds it by its two versions
+        title = plain("upgrade.pair_title", old=up.old.version, new=up.new.version)
+        d = _Doc(f"upgrade/{up.slug}/", "upgrade", title, plain("upgrade.meta"), up.slug, up.new.version)
+        d.add("title", title, plain("upgrade.title"))
+        docs.append(d)
     return docs
 
 
@@ -393,6 +405,8 @@ def _index(docs: list[_Doc], lang: str, atlas: Atlas) -> dict:
         "terms": terms,
         "ids": {k: sorted(v) for k, v in ids.items()},
         "errors": errors,
+        # "<old> <new>" -> the upgrade page of that pair (old before new), for a query naming two versions
+        "pairs": {f"{d.key.split('-to-')[0]} {d.key.split('-to-')[1]}": i for i, d in enumerate(docs) if d.kind == "upgrade"},
         "stop": atlas.fb.search.stopwords.get(lang, []),
         "stem": lang in STEMMERS,
     }

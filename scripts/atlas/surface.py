@@ -26,6 +26,9 @@ from pathlib import Path
 from typing import Optional
 
 ROOT_PACKAGE = "torch"
+#: The signature written for a name that another release's wheel has public and this one has
+#: not, while it still resolves (it left ``__all__``, or its module went private and re-exports it).
+HIDDEN = "hidden"
 _DOC_SIG = re.compile(r"^\s*([A-Za-z_][\w.]*)\((.*?)\)\s*(->|$)", re.M)
 
 

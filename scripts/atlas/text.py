@@ -57,6 +57,13 @@ def escape(text: str) -> str:
     return _ASCII_SPACE.sub(" ", str(text)).translate(_MD_ESCAPE_TABLE)
 
 
+def escape_html(text: str) -> str:
+    """Escape text for a raw HTML block (``<``, ``>``, ``&``, quotes), which Markdown does not parse."""
+    import html
+
+    return html.escape(str(text), quote=True)
+
+
 def placeholders(template: str) -> list[str]:
     """The placeholder names in a template, in order (duplicates kept)."""
     return [m.group(1) for m in PLACEHOLDER.finditer(template)]

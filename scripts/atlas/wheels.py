@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 import yaml
 
@@ -43,23 +44,40 @@ from .load import ROOT, load
 from .problems import UsageError
 from .scan import WheelIndex, entry_point_report, find_error, find_ident
 from .schema import Wheels
-from .surface import write_surface
+from .surface import HIDDEN, write_surface
 from .validate import validate
 
 CACHE = Path(os.environ.get("ATLAS_WHEEL_CACHE", ROOT / ".cache" / "wheels"))
 NET_TIMEOUT = 30            # seconds without data before pip gives up on a connection
 DOWNLOAD_TIMEOUT = 1800     # seconds for one wheel (the CUDA wheels are about 900 MB)
+INDEX = "https://pypi.org/simple"
+
+
+def _platforms(cfg: Wheels) -> list[str]:
+    return cfg.platforms or [cfg.platform]
+
+
+def _cached(version: str, cfg: Wheels) -> Optional[Path]:
+    """The cached wheel of ``version`` for the configured Python and platforms; with a build
+    tag (``torch-2.10.0-3-...``, a rebuild), the highest, which is the one pip installs."""
+    tag = "cp" + cfg.python.replace(".", "")
+    found = []
+    for plat in _platforms(cfg):
+        for p in CACHE.glob(f"torch-{version}-*{tag}-{tag}-{plat}.whl"):
+            build = p.name[len(f"torch-{version}-"):].split("-")[0]
+            found.append((int(build) if build.isdigit() else -1, p))
+    return max(found)[1] if found else None
 
 
 def fetch(version: str, cfg: Wheels) -> Path:
+    path = _cached(version, cfg)
     tag = "cp" + cfg.python.replace(".", "")
-    name = f"torch-{version}-{tag}-{tag}-{cfg.platform}.whl"
-    path = CACHE / name
-    if not path.exists():
+    name = f"torch-{version}-{tag}-{tag}-{{{'|'.join(_platforms(cfg))}}}.whl"
+    if path is None:
         CACHE.mkdir(parents=True, exist_ok=True)
         cmd = [sys.executable, "-m", "pip", "--isolated", "download", "--timeout", str(NET_TIMEOUT), "--retries", "2",
-               "--no-deps", "--only-binary=:all:",
-               "--python-version", cfg.python, "--platform", cfg.platform, "--index-url", "https://pypi.org/simple",
+               "--no-deps", "--only-binary=:all:", "--python-version", cfg.python,
+               *(a for plat in _platforms(cfg) for a in ("--platform", plat)), "--index-url", INDEX,
                "-d", str(CACHE), f"torch=={version}"]
         print(f"downloading {name} ...", flush=True)
         try:
@@ -70,9 +88,71 @@ def fetch(version: str, cfg: Wheels) -> Path:
         except subprocess.CalledProcessError as exc:
             raise UsageError(f"pip could not download {name} (exit {exc.returncode}, see its message above); "
                              f"check the network to pypi.org, or put the wheel in {CACHE} by hand") from None
-    if not path.exists():
+        path = _cached(version, cfg)
+    if path is None:
         raise UsageError(f"{name} not found in {CACHE} after download; does data/wheels.yaml name a real wheel?")
     return path
+
+
+def _pip_index(args: list[str]) -> list[str]:
+    """The versions ``pip index versions torch`` lists for the given installer options (the
+    installer reads the registry's file list; nothing is downloaded)."""
+    cmd = [sys.executable, "-m", "pip", "--isolated", "index", "versions", "torch", "--timeout", str(NET_TIMEOUT),
+           "--index-url", INDEX, *args]
+    try:
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "PIP_CONFIG_FILE": os.devnull}).stdout
+    except subprocess.CalledProcessError as exc:
+        if "No matching distribution" in (exc.stderr or "") or "ERROR: No matching" in (exc.stderr or ""):
+            return []
+        raise UsageError(f"pip index versions torch {' '.join(args)} failed (exit {exc.returncode}): "
+                         f"{(exc.stderr or '').strip()[-300:]}") from None
+    except subprocess.TimeoutExpired:
+        raise UsageError("pip index versions torch took more than 300 s; check the network to pypi.org") from None
+    line = next((ln for ln in out.splitlines() if ln.startswith("Available versions:")), "")
+    return [v.strip() for v in line.split(":", 1)[1].split(",")] if line else []
+
+
+def _ask_registry(job: tuple) -> tuple[str, list[str]]:
+    py, platforms = job
+    if py == "":
+        return py, _pip_index([])
+    ver, free = py.rstrip("t"), py.endswith("t")
+    args = ["--only-binary=:all:", "--python-version", ver, "--implementation", "cp",
+            *(a for plat in platforms for a in ("--platform", plat))]
+    if free:
+        args += ["--abi", "cp" + ver.replace(".", "") + "t"]
+    return py, _pip_index(args)
+
+
+def registry(cfg: Wheels, pool) -> dict:
+    """What the installer says about the registry's torch files: every version it lists (local
+    variants such as ``2.13.0+cpu`` included), and for each CPython of ``pythons`` the versions
+    with a binary wheel for the configured platforms. Nothing is downloaded."""
+    answers = dict(pool.map(_ask_registry, [("", [])] + [(py, _platforms(cfg)) for py in cfg.pythons]))
+    wanted = set(cfg.versions)
+    return {"index": INDEX, "platforms": _platforms(cfg), "versions": answers[""],
+            "python_wheels": {py: [v for v in answers[py] if v in wanted] for py in cfg.pythons}}
+
+
+def wheel_metadata(path: Path) -> dict:
+    """What the wheel's METADATA says about installing it, and the date its files carry (the
+    time the wheel was built, not when the release was published)."""
+    import zipfile
+    from email.parser import Parser
+
+    with zipfile.ZipFile(path) as z:
+        info = next(i for i in z.infolist() if i.filename.endswith(".dist-info/METADATA"))
+        meta = Parser().parsestr(z.read(info).decode("utf-8"))
+    y, mo, d, h, mi, _ = info.date_time
+    return {
+        "version": meta.get("Version", ""),
+        "requires_python": meta.get("Requires-Python", ""),
+        "python_classifiers": [c.rsplit("::", 1)[1].strip() for c in meta.get_all("Classifier") or []
+                               if c.startswith("Programming Language :: Python :: 3.")],
+        "requires_dist": list(meta.get_all("Requires-Dist") or []),
+        "file_date": f"{y:04d}-{mo:02d}-{d:02d}",
+    }
 
 
 def sha256(path: Path) -> str:
@@ -90,11 +170,9 @@ def extract(job: tuple) -> dict:
     w = WheelIndex(path)
     names = w.public()
     t1, c1 = time.perf_counter(), time.process_time()
-    header = (f"# torch={version} file={Path(path).name} sha256={sha} names={len(names)}\n"
-              "# Public API surface, written by `atlas evidence` (make evidence); do not edit.\n"
-              "# One name a line: indent = depth, last dotted part, tab, parameters or module/class/attr.")
     out = {
-        "surface": write_surface(names, header),
+        "names": names,
+        "metadata": wheel_metadata(Path(path)),
         "identifiers": {i.key: find_ident(w, i) for i in idents},
         "errors": {e.key: find_error(w, e) for e in errs},
         "entry_points": entry_point_report(w),
@@ -102,6 +180,31 @@ def extract(job: tuple) -> dict:
     out["times"] = {"surface": t1 - t0, "lookups": time.perf_counter() - t1,
                     "surface_cpu": c1 - c0, "lookups_cpu": time.process_time() - c1}
     return out
+
+
+def still_resolves(job: tuple) -> list[tuple[str, str]]:
+    """Of ``names`` (public in some other wheel, not public in this one), those that still
+    resolve in this wheel: no longer public, but not removed; ``hidden raises`` when what is
+    left is a function that only raises (a removed API's stub). Runs in a worker process."""
+    path, names = job
+    from .surface import Surface
+
+    s = Surface(path=Path(path))
+    out = []
+    for n in names:
+        r = s.resolve(n)
+        if r is not None:
+            out.append((n, HIDDEN + (" raises" if r["sig"].endswith(" raises") else "")))
+    return out
+
+
+def surface_text(version: str, path: Path, sha: str, names: dict[str, str], hidden: list[tuple[str, str]]) -> str:
+    header = (f"# torch={version} file={Path(path).name} sha256={sha} names={len(names)}\n"
+              "# Public API surface, written by `atlas evidence` (make evidence); do not edit.\n"
+              "# One name a line: indent = depth, last dotted part, tab, parameters or module/class/attr;\n"
+              "# `hidden`: public in another release's wheel, not public here, but it still resolves\n"
+              "# (`hidden raises`: what resolves is a stub that only raises, which counts as removed).")
+    return write_surface({**names, **dict(hidden)}, header)
 
 
 def evaluate_all(fb, lock: dict, n_jobs: int) -> str:
@@ -140,10 +243,16 @@ def run(verify: bool) -> int:
     errs = errors(changes)
     jobs = [(v, str(paths[v]), shas[v], idents, errs) for v in cfg.versions]
     with Pool(min(2, len(jobs))) as pool:
-        results = dict(zip(cfg.versions, pool.map(extract, jobs)))
-    t3 = time.perf_counter()
+        results = dict(zip(cfg.versions, pool.map(extract, jobs, chunksize=1)))
+        union = set().union(*(r["names"] for r in results.values()))
+        hidden = dict(zip(cfg.versions, pool.map(still_resolves, [
+            (str(paths[v]), sorted(union - set(results[v]["names"]))) for v in cfg.versions], chunksize=1)))
+        t3 = time.perf_counter()
+        reg = registry(cfg, pool) if cfg.pythons else {}
+    t4 = time.perf_counter()
     lock = {
-        "wheels": {v: {"file": p.name, "size": p.stat().st_size, "sha256": shas[v]} for v, p in paths.items()},
+        "wheels": {v: {"file": p.name, "size": p.stat().st_size, "sha256": shas[v], **results[v]["metadata"]}
+                   for v, p in paths.items()},
         "probes": dict(sorted(probes.items())),
         "identifiers": {i.key: {"value": i.value, "kind": i.kind, "query": i.query,
                                 "observed": {v: results[v]["identifiers"][i.key] for v in cfg.versions}}
@@ -152,17 +261,18 @@ def run(verify: bool) -> int:
                            "observed": {v: results[v]["errors"][e.key] for v in cfg.versions}}
                    for e in sorted(errs, key=lambda e: e.key)},
         "entry_points": {v: results[v]["entry_points"] for v in cfg.versions},
+        "registry": reg,
     }
-    surfaces = {v: results[v]["surface"] for v in cfg.versions}
+    surfaces = {v: surface_text(v, paths[v], shas[v], results[v]["names"], hidden[v]) for v in cfg.versions}
     for v in cfg.versions:
         tm = results[v]["times"]
-        print(f"torch {v}: {surfaces[v].count(chr(10)) - 3} public names; surface {tm['surface']:.1f} s "
+        print(f"torch {v}: {len(results[v]['names'])} public names, {len(hidden[v])} no longer public; surface {tm['surface']:.1f} s "
               f"({tm['surface_cpu']:.1f} s CPU), lookups {tm['lookups']:.1f} s ({tm['lookups_cpu']:.1f} s CPU)")
     print(f"{len(probes)} probes: {counts['confirmed']} confirmed, {counts['contradicted']} contradicted; "
           f"{len(idents)} identifiers, {len(errs)} error messages, "
           f"{sum(len(e) for e in lock['entry_points'].values())} entry points looked up")
     print(f"download + sha256 {t1 - t0:.1f} s, probes {t2 - t1:.1f} s, extraction (surfaces + lookups, "
-          f"{len(jobs)} wheels on {min(2, len(jobs))} processes) {t3 - t2:.1f} s")
+          f"{len(jobs)} wheels on {min(2, len(jobs))} processes) {t3 - t2:.1f} s, registry {t4 - t3:.1f} s")
     if verify:
         old = read_lock()
         problems = []
@@ -174,9 +284,13 @@ def run(verify: bool) -> int:
                     problems.append(f"{section} {k}: lock {a} -> wheels {b}")
         if (old.get("entry_points") or {}) != lock["entry_points"]:
             problems.append("entry points differ from the lock")
+        if (old.get("registry") or {}) != lock["registry"]:
+            problems.append("the registry's files differ from the lock (registry)")
         for v in cfg.versions:
             if (old.get("wheels", {}).get(v) or {}).get("sha256") != lock["wheels"][v]["sha256"]:
                 problems.append(f"wheel changed: torch {v} sha256 differs from the lock")
+            elif old["wheels"][v] != lock["wheels"][v]:
+                problems.append(f"torch {v}: METADATA read differently from the lock")
             p = surface_path(v)
             if not p.exists() or p.read_text(encoding="utf-8") != surfaces[v]:
                 problems.append(f"surface of torch {v} differs from {p.relative_to(ROOT)}")

@@ -34,7 +34,8 @@ from ensure_browser import CHROMIUM_ARGS, chromium
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = chromium() or "/usr/bin/chromium"   # scripts/dev/ensure_browser.py finds the browser
 PAGE_TYPES = {"home": "", "release": "releases/2.15/", "change": "changes/215-dcp-strides/",
-              "breaking index": "breaking/", "upgrade": "upgrade/2.14-to-2.15/", "errors": "errors/"}
+              "breaking index": "breaking/", "upgrade": "upgrade/2.14-to-2.15/", "errors": "errors/",
+              "heaviest upgrade": "upgrade/2.0-to-2.15/", "release from its wheel": "releases/2.9/"}
 #: Timing queries (not the quality query set): identifiers, a pasted error line, questions, typos.
 QUERIES = {"en": ["torch.linalg.qr", "RuntimeError: Expected tensor on cuda:1 but found tensor on cuda:0",
                   "does 2.15 still support python 3.10", "nested tensors", "V100", "chekpoint"],
@@ -279,7 +280,7 @@ def lighthouse(site: Path) -> dict:
     server, base = static_server.serve(site, PORT)
     scores = {}
     try:
-        for name in ("home", "release", "change"):
+        for name in ("home", "release", "change", "heaviest upgrade"):
             with tempfile.NamedTemporaryFile(suffix=".json") as f:
                 cmd = ["npx", "--yes", "lighthouse@12", base + PAGE_TYPES[name], "--quiet", "--output=json",
                        f"--output-path={f.name}", "--form-factor=mobile",
