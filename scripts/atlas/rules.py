@@ -65,7 +65,8 @@ class _Builder:
         self.release_of = {c.id: r for r in fb.releases for c in r.changes}
         self.by_id = {c.id: c for c in fb.changes()}
         versions = fb.wheels.versions if fb.wheels else []
-        self.wheel = {r.version: wheel_of(r.version, versions) for r in fb.releases}
+        self.points = list(reversed(atlas.history))   # every release, curated or known from its wheel, oldest first
+        self.wheel = {p.version: wheel_of(p.version, versions) for p in self.points}
         self.surfaces = {v: fb.surfaces[v][1] for v in versions if v in fb.surfaces}
         self.rules: list[dict] = []
         self.problems: list[str] = []
@@ -89,7 +90,7 @@ class _Builder:
         """Title of a rule no change explains: the upgrade page's own words ("Removed",
         "not mentioned by any source"), in each language's punctuation."""
         ui = self.fb.ui
-        prev = self.fb.release(release).previous
+        prev = self.atlas.point(release).previous
 
         def title(lang: str) -> str:
             pu = punctuation(lang)
@@ -162,8 +163,10 @@ class _Builder:
     def from_values(self, c, release: str, param_removals: dict) -> None:
         texts = self.change_texts(c.id)
         sev = _severity(c)
+        # a value a check: block matches is matched the block's way (more precisely), not again from the value
+        by_check = {ref for ck in c.check for ref in re.findall(r"\{(\w+)\}", ck.target)}
         for k, role in sorted(claim_roles(c, self.fb.claims).items()):
-            if role != "removed" or k not in c.values:
+            if role != "removed" or k not in c.values or k in by_check:
                 continue
             v = c.values[k]
             for x in (v if isinstance(v, list) else [v]):
@@ -172,7 +175,7 @@ class _Builder:
                 kind, query, param, _ = classify(x)
                 src = f"values.{k}"
                 if kind == "api" and not param:
-                    old = self.surfaces.get(self.wheel.get(self.fb.release(release).previous) or "", {})
+                    old = self.surfaces.get(self.wheel.get(self.atlas.point(release).previous) or "", {})
                     new = self.surfaces.get(self.wheel.get(release) or "", {})
                     gone = [n for n in self.qualify(query) if not old or (n in old and n not in new)] or [query]
                     self.add("name", c.id, release, sev, texts, targets=gone, source=src)
@@ -298,9 +301,9 @@ class _Builder:
             "schema_version": SCHEMA_VERSION,
             "site_url": self.base + "/",
             "langs": list(LANGS),
-            "releases": [r.version for r in self.fb.releases],
-            "release_urls": {r.version: {lang: self.url(lang, f"releases/{r.version}/") for lang in LANGS}
-                             for r in self.fb.releases},
+            "releases": [p.version for p in self.points],
+            "release_urls": {p.version: {lang: self.url(lang, f"releases/{p.version}/") for lang in LANGS}
+                             for p in self.points},
             "upgrade_url": {lang: self.url(lang, "upgrade/{old}-to-{new}/") for lang in LANGS},
             "rules": sorted(self.rules, key=lambda r: (version_key(r["introduced_in"]), r["id"])),
             "not_checked": not_checked,
@@ -362,6 +365,18 @@ class _Builder:
                 "rocm_wheels": val("rocm_wheels"), "rocm_dropped_wheels": val("rocm_dropped_wheels"),
                 "rocm_dropped_targets": val("rocm_dropped_targets"), "macos_min_mps": val("macos_min_mps"),
                 "links": links,
+            }
+        for pt in self.points:
+            if pt.version in releases:
+                continue
+            # known from its wheel alone: the CPython versions the registry has wheels for; nothing else is stated
+            pys = sorted((v for v in (pt.wheel.python_wheels if pt.wheel else []) if v.replace(".", "").isdigit()),
+                         key=version_key)   # 3.13t, the free-threaded build, is not a bound of the range
+            releases[pt.version] = {
+                "python_min": pys[0] if pys else None, "python_max": pys[-1] if pys else None,
+                "python_free_threaded": None, "nvidia_min_driver": None, "nvidia_min_arch": None,
+                "nvidia_min_cc": None, "cuda_wheels": None, "cuda_dropped_wheels": None, "rocm_wheels": None,
+                "rocm_dropped_wheels": None, "rocm_dropped_targets": None, "macos_min_mps": None, "links": {},
             }
         return {
             "releases": releases,
