@@ -64,7 +64,7 @@ def pipeline(raw: RawData | None = None, langs=LANGS, site_url: str = DEFAULT_SI
     found = rules.build_rules(atlas, site_url)   # raises DataError for a check: block that does not resolve
     api_files["rules.json"] = found
     check_files = {"check/atlas_check.py": rules.standalone_script(found)}
-    check_files.update({f"check/ruff-{r.version}.toml": rules.ruff_config(found, r.version) for r in atlas.releases})
+    check_files.update({f"check/ruff-{p.version}.toml": rules.ruff_config(found, p.version) for p in atlas.history})
     return Built(atlas, pages, api_files, check_files)
 
 
