@@ -297,19 +297,19 @@ def lighthouse(site: Path) -> dict:
     return scores
 
 
-def ratio_rows(repo: Path, tmp: Path) -> list[tuple[str, str]]:
+def ratio_rows(repo: Path, tmp: Path, rounds: int = ROUNDS) -> list[tuple[str, str]]:
     rows = []
     for load, ctx in (("other core idle", None), ("other core busy", BusyCore)):
         if ctx is None:
-            ratio = build_ratio(repo, tmp / "idle")
+            ratio = build_ratio(repo, tmp / "idle", rounds)
         else:
             with ctx():
-                ratio = build_ratio(repo, tmp / "busy")
+                ratio = build_ratio(repo, tmp / "busy", rounds)
         for kind, when in (("warm", "templates compiled"), ("cold", "first build of a checkout")):
             for k, label in (("wall", "wall time"), ("cpu", "CPU time")):
                 r = ratio[kind][k]
                 rows.append((f"`atlas build` vs plain Material build of the same pages, {label}, {when}, {load} "
-                             f"(medians of {ROUNDS} rounds, same run)",
+                             f"(medians of {rounds} rounds, same run)",
                              f"{r['ours']:.2f} s / {r['plain']:.2f} s = {r['ratio']:.2f}x "
                              f"(fastest runs: {r['best'][0]:.2f} s / {r['best'][1]:.2f} s = {r['best'][2]:.2f}x)"))
     return rows
@@ -336,6 +336,7 @@ def main() -> int:
     ap.add_argument("--no-lighthouse", action="store_true")
     ap.add_argument("--serve-only", action="store_true", help="only the edit-to-refresh figures")
     ap.add_argument("--ratio-only", action="store_true", help="only the build-time ratio against plain Material")
+    ap.add_argument("--rounds", type=int, default=ROUNDS, help=f"build-ratio rounds (default {ROUNDS})")
     args = ap.parse_args()
     write = not args.no_write
     if args.serve_only or args.ratio_only:
@@ -343,7 +344,7 @@ def main() -> int:
             repo = repo_copy(Path(tmp) / "repo")
             timed_build(repo, Path(tmp) / "site")          # generates the pages the plain build reads
             if args.ratio_only:
-                write_table(ratio_rows(repo, Path(tmp)), "Build time against plain Material", write)
+                write_table(ratio_rows(repo, Path(tmp), args.rounds), "Build time against plain Material", write)
             if args.serve_only:
                 write_table(serve_rows(repo), "make serve: edit to refreshed page", write)
         return 0
@@ -360,7 +361,7 @@ def main() -> int:
         timed_build(repo, tmp / "site")
         stats = site_stats(tmp / "site")
         serve = serve_rows(repo)
-        ratio = ratio_rows(repo, tmp)
+        ratio = ratio_rows(repo, tmp, args.rounds)
         figures = browser_figures(tmp / "site")
         lh = {} if args.no_lighthouse else lighthouse(tmp / "site")
 
