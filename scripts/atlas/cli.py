@@ -61,7 +61,10 @@ def cmd_serve(args) -> int:
         env["ATLAS_SERVE_LANG"] = args.lang
     from .load import ROOT
 
-    return subprocess.call([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", args.dev_addr], cwd=ROOT, env=env)
+    # --dirty: MkDocs rebuilds only the pages whose Markdown changed; the pipeline rewrites exactly the
+    # generated pages whose content an edit changed (render.write_pages), so the others are current
+    return subprocess.call([sys.executable, "-m", "mkdocs", "serve", "--dirty", "--dev-addr", args.dev_addr],
+                           cwd=ROOT, env=env)
 
 
 def cmd_i18n(args) -> int:

@@ -25,7 +25,7 @@ class Serve:
         if lang:
             env["ATLAS_SERVE_LANG"] = lang
         self.url = f"http://127.0.0.1:{port}/"
-        self.proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        self.proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dirty", "--dev-addr", f"127.0.0.1:{port}"],
                                      cwd=repo, env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: list[str] = []
