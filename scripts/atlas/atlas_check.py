@@ -470,13 +470,7 @@ class Analyzer:
         elif t in (ast.Global, ast.Nonlocal, ast.Pass, ast.Break, ast.Continue):
             pass
         else:   # Expr, Return, Raise, Assert, Match and anything newer
-            for child in ast.iter_child_nodes(st):
-                if isinstance(child, ast.stmt):
-                    self.stmt(child, scope)
-                elif isinstance(child, ast.expr):
-                    self.expr(child, scope)
-                else:
-                    self.generic(child, scope)
+            self.generic(st, scope)
 
     def generic(self, node, scope):
         for child in ast.iter_child_nodes(node):
