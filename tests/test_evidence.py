@@ -104,7 +104,7 @@ def test_known_contradictions_are_recorded(factbase):
 import json  # noqa: E402
 
 from atlas import api  # noqa: E402
-from atlas.evidence import api_diff, claim_roles, data_lock_problems, read_claims, read_surfaces, surface_path  # noqa: E402
+from atlas.evidence import api_diff, claim_roles, data_lock_problems, surface_path  # noqa: E402
 from atlas.idents import classify, template  # noqa: E402
 from atlas.scan import WheelIndex, entry_point_report, find_error, find_ident  # noqa: E402
 from atlas.surface import Surface, read_surface, write_surface  # noqa: E402
@@ -307,7 +307,7 @@ def test_identifiers_are_looked_up_where_they_live(mini_index):
 def test_data_lock_is_complete_and_matches_the_surfaces(factbase):
     lock = read_lock()
     assert data_lock_problems(factbase.changes(), lock) == []
-    surfaces = read_surfaces(lock["wheels"])
+    surfaces = {v: factbase.surfaces[v] for v in lock["wheels"] if v in factbase.surfaces}
     assert set(surfaces) == set(lock["wheels"])
     checked = 0
     for key, entry in lock["identifiers"].items():
@@ -341,7 +341,7 @@ def test_a_surface_from_another_wheel_is_stale(factbase, tmp_path):
 
 def test_claims_name_existing_values(factbase):
     changes = {c.id: c for c in factbase.changes()}
-    for cid, roles in read_claims().items():
+    for cid, roles in factbase.claims.items():
         assert cid in changes, f"data/claims.yaml: {cid} is not a change"
         for role, keys in roles.items():
             assert role in ("added", "removed"), f"data/claims.yaml: {cid}: unknown claim {role}"
@@ -418,7 +418,7 @@ def test_claims_are_judged_by_the_first_and_last_wheel(factbase):
     obs["2.13.0"] = {"how": "text", "file": "torch/distributed/x.py"}
     lock["identifiers"]["215-pipeline-per-edge-p2p.old"]["observed"]["2.15.0"] = {"how": "public", "file": "torch/distributed/config.py"}
     lock["identifiers"]["215-pipeline-memory.budget"]["observed"]["2.15.0"] = {"how": "mention", "file": "torch/y.py"}
-    v = {x.key: x for vs in ident_verdicts(factbase.changes(), lock, release_of, versions, read_claims(), {}).values() for x in vs}
+    v = {x.key: x for vs in ident_verdicts(factbase.changes(), lock, release_of, versions, factbase.claims, {}).values() for x in vs}
     assert (v["214-nccl2.backend"].status, v["214-nccl2.backend"].wheel, v["214-nccl2.backend"].file) == \
         ("contradicted", "2.13.0", "torch/distributed/x.py")
     assert v["215-pipeline-per-edge-p2p.old"].detail == "still_in"
@@ -430,7 +430,7 @@ def test_claims_are_judged_by_the_first_and_last_wheel(factbase):
     e = errs["214-remove-qr"][0]
     assert e.status == "absent" and e.kind == "wheel"
     e.kind, e.value = "python", "AttributeError: module 'torch' has no attribute 'qr'"
-    stub = ident_verdicts(factbase.changes(), read_lock(), release_of, versions, read_claims(), {})
+    stub = ident_verdicts(factbase.changes(), read_lock(), release_of, versions, factbase.claims, {})
     stub_errors(stub, errs)
     assert (e.status, e.detail, e.file) == ("contradicted", "error_stub", "torch/_linalg_utils.py")
 

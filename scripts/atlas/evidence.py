@@ -171,7 +171,6 @@ def data_lock_problems(changes, lock: dict, surfaces_dir: Optional[Path] = None)
 # into verdicts, for enrich.py and the tests. Nothing here reads a wheel.
 
 SURFACES = DATA / "evidence"
-CLAIMS = DATA / "claims.yaml"
 #: Observations that show the wheel has the thing itself; "mention" (a word match of the last
 #: part of a dotted name) and "elsewhere" (defined, but not reachable under that name) do not.
 PRESENT = {"public", "private", "parameter", "entry_point", "library", "text"}
@@ -201,12 +200,6 @@ def parse_surface(text: str) -> tuple[dict, dict]:
     return _SURFACES[key]
 
 
-def read_surfaces(versions) -> dict[str, tuple[dict, dict]]:
-    """{version: (header fields, {public name: signature})} of the committed surfaces on disk
-    (for the evidence command and the tests; the build gets them from ``FactBase.surfaces``)."""
-    return {v: parse_surface(surface_path(v).read_text(encoding="utf-8")) for v in versions if surface_path(v).exists()}
-
-
 def surface_diff(surfaces: dict[str, tuple[dict, dict]], a: str, b: str) -> dict:
     """``api_diff`` of the surfaces of wheel versions ``a`` and ``b`` (both in ``surfaces``);
     computed once per pair of parsed surfaces in a process, like ``parse_surface``."""
@@ -214,12 +207,6 @@ def surface_diff(surfaces: dict[str, tuple[dict, dict]], a: str, b: str) -> dict
     if key not in _DIFFS:
         _DIFFS[key] = api_diff(surfaces[a][1], surfaces[b][1], surfaces[b][0].get("hidden", frozenset()))
     return _DIFFS[key]
-
-
-def read_claims(path: Path = CLAIMS) -> dict:
-    if not path.exists():
-        return {}
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
 
 
 #: What an English title or summary says a change does to a name. Active verbs claim the first
