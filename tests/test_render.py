@@ -192,3 +192,30 @@ def test_compiled_templates_cache_is_optional_and_survives_damage(tmp_path):
         f.write_bytes(b"garbage")
     env = jinja2.Environment(loader=jinja2.DictLoader(templates), bytecode_cache=_CompiledTemplates(folder))
     assert env.get_template("t.j2").render() == "42"
+
+
+def test_raw_html_blocks_skip_markdown_and_come_back_unchanged():
+    """rawhtml: a block between the atlas:raw comments is not read by Markdown and is put back
+    byte for byte; a block Markdown would have mangled proves it was not read."""
+    from atlas import rawhtml
+
+    block = '<div class="atlas-names">\n*not emphasis* <b>a &amp; b</b>\n\n    not code\n</div>'
+    md = f"# Title\n\nText *here*.\n\n{rawhtml.START}\n{block}\n{rawhtml.END}\n\nAfter.\n"
+    cut, blocks = rawhtml.cut(md)
+    assert blocks == [block] and block not in cut
+    html = rawhtml.paste(markdown.markdown(cut), blocks)
+    assert block in html and "<em>here</em>" in html and html.index("Title") < html.index(block) < html.index("After")
+    with pytest.raises(ValueError):
+        rawhtml.paste(markdown.markdown(cut).replace("<!--atlas-raw-0-->", ""), blocks)
+
+
+def test_every_upgrade_page_keeps_its_api_diff_out_of_markdown(real_pages):
+    """The upgrade pages' API diffs are raw blocks (most of a build's Markdown time otherwise)."""
+    from atlas import rawhtml
+
+    for lang, pages in real_pages.items():
+        ups = {p: md for p, md in pages.items() if "/upgrade/" in p and p.endswith("-to-2.15.md")}
+        assert len(ups) == 15, lang
+        for p, md in ups.items():
+            _, blocks = rawhtml.cut(md)
+            assert len(blocks) == 1 and 'class="atlas-apidiff"' in blocks[0], p

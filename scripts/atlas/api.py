@@ -35,10 +35,15 @@ def _plain(v: Any) -> Any:
     return v
 
 
+#: subtrees that hold no URL (an upgrade's API diff: thousands of names), left as they are
+_NO_URLS = {"api_diff"}
+
+
 def _absolute(v: Any, base: str) -> Any:
     """Every ``urls``/``docs`` value turned into an absolute URL on ``base`` (site_url)."""
     if isinstance(v, dict):
-        return {k: ({lang: base + u.lstrip("/") for lang, u in x.items()} if k in ("urls", "docs") else _absolute(x, base))
+        return {k: ({lang: base + u.lstrip("/") for lang, u in x.items()} if k in ("urls", "docs")
+                    else x if k in _NO_URLS else _absolute(x, base))
                 for k, x in v.items()}
     if isinstance(v, list):
         return [_absolute(x, base) for x in v]

@@ -4,6 +4,8 @@ on_startup       notes whether this is `mkdocs serve` (no search index; code edi
 on_serve         a failed rebuild keeps serving the last good pages; docs/ is watched without the generated pages
 on_config        the pipeline (pipeline.generate): load -> validate -> enrich -> render -> docs/<lang>/...,
                  early, so a data error stops the build before anything is written
+on_page_markdown / on_page_content
+                 raw HTML blocks (the API diffs) kept out of Markdown and put back after it (rawhtml)
 on_env           UI strings for the theme templates (404, Open Graph tags)
 on_post_template keeps each language's 404 page
 on_post_build    after the last language (mkdocs-static-i18n builds the others inside its own
@@ -25,6 +27,7 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
+from . import rawhtml
 from .langs import SOURCE
 
 log = logging.getLogger("mkdocs.plugins.atlas")
@@ -48,6 +51,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         self.depth = 0          # builds in progress: the outer one and mkdocs-static-i18n's nested ones
         self.stamp = _code_stamp()
         self.steps = importlib.import_module("atlas.pipeline")
+        self.raw: dict[str, list[str]] = {}   # page -> its raw HTML blocks, between the two page events
 
     def _reload_if_edited(self) -> None:
         """Under `mkdocs serve`, an edited module of the pipeline takes effect at the next rebuild:
@@ -107,6 +111,16 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
 
     def on_build_error(self, *, error):
         self.depth = 0
+
+    def on_page_markdown(self, markdown, *, page, config, files):
+        markdown, blocks = rawhtml.cut(markdown)
+        if blocks:
+            self.raw[page.file.src_uri] = blocks
+        return markdown
+
+    def on_page_content(self, html, *, page, config, files):
+        blocks = self.raw.pop(page.file.src_uri, None)
+        return self._guarded(rawhtml.paste, html, blocks) if blocks else html
 
     def on_env(self, env, *, config, files):
         env.globals["atlas_ui"] = lambda lang, key: self.steps.ui_string(self.state, lang, key)
