@@ -542,3 +542,28 @@ def test_claims_are_read_from_the_changes_own_text(title, summary, values, expec
     from atlas.evidence import text_roles
 
     assert text_roles(SimpleNamespace(title=title, summary=summary, values=values)) == expected
+
+
+def test_api_diffs_are_reused_only_for_the_same_facts(factbase):
+    """enrich keeps this process's API diffs (a second pipeline run under `mkdocs serve` or the
+    fuzz test diffs nothing again), but a fact base that names other things gets new ones."""
+    import dataclasses
+
+    from atlas.enrich import enrich
+
+    def diff(a, slug="2.13-to-2.14"):
+        return next(u for u in a.upgrades if u.slug == slug).api_diff
+
+    def qr(a):
+        return next(e for g in diff(a)["groups"] for e in g["removed"] if e["name"] == "torch.qr")
+
+    first, again = enrich(factbase), enrich(factbase)
+    assert diff(again) is diff(first) and qr(first)["change"] == "214-remove-qr"
+    # 214-remove-qr under another id (its wheel checks are recorded under the old one): the diffs
+    # are made again, and torch.qr is no longer linked to 214-remove-qr
+    releases = [r.model_copy(update={"changes": [
+        c.model_copy(update={"id": "214-remove-qr-renamed"}) if c.id == "214-remove-qr" else c
+        for c in r.changes]}) for r in factbase.releases]
+    other = enrich(dataclasses.replace(factbase, releases=releases))
+    assert diff(other) is not diff(first) and qr(other)["change"] != "214-remove-qr"
+    assert qr(enrich(factbase))["change"] == "214-remove-qr"   # and back

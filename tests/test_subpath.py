@@ -4,6 +4,7 @@ feeds, and every link in the site, resolves there, and search finds and opens a 
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from urllib.parse import urlparse
 from xml.etree import ElementTree as ET
@@ -58,12 +59,17 @@ def test_copy_links_use_the_sub_path(subpath_site):
     assert f'data-url="{base}zh/changes/215-dcp-strides/"'.replace(":", "&#58;") in html
 
 
-def test_linkchecker_under_the_sub_path(subpath_site, tmp_path):
-    """Every link resolves under /atlas/. Fragments are left to the root build's run (tests/test_site.py):
-    the pages differ only in absolute URLs (canonical, Open Graph, copy link), which hold no fragment
-    links, so their ``#...`` links are the same relative links; checking them twice cost 20 s."""
+def test_linkchecker_under_the_sub_path(subpath_site, tmp_path, atlas):
+    """Every link resolves under /atlas/; one that leaves it (``/changes/...`` on the same host) is
+    fetched from outside the site and fails. Fragments are left to the root build's run
+    (tests/test_site.py): the pages differ only in absolute URLs (canonical, Open Graph, copy
+    link), which hold no fragment links, so their ``#...`` links are the same relative links;
+    checking them twice cost 20 s. Of the 480 upgrade pages (54 of the site's 63 MB of HTML), each is
+    fetched, but only the links of those to the latest release are read: the others come from the
+    same template, and the root build's run reads them all."""
     base, _ = subpath_site
-    proc = run_linkchecker(base, tmp_path, anchors=False)
+    latest = re.escape(atlas.history[0].version)
+    proc = run_linkchecker(base, tmp_path, anchors=False, no_follow=r"/upgrade/[0-9.]+-to-(?!" + latest + r"/)[0-9.]+/")
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert " 0 errors found" in proc.stdout, proc.stdout[-1500:]
 

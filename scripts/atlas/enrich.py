@@ -261,6 +261,31 @@ def oldest_between(old, new, releases: list) -> list:
     return [r for r in releases if version_key(old.version) < version_key(r.version) <= version_key(new.version)]
 
 
+#: _api_diff's results in this process, for the links they were made with: {"links": ..., "diffs": {key: diff}}.
+#: A fact base that names the same things gives the same diffs, so a run of the pipeline after the
+#: first (`mkdocs serve`, the fuzz test) only diffs the pairs whose releases or surfaces changed.
+_API_DIFFS: dict = {"links": None, "diffs": {}}
+
+
+def _api_diffs(upgrades: list, surfaces: dict, links: dict[str, list[tuple[str, bool]]], points: list[Point]) -> None:
+    """Each upgrade's ``api_diff`` (see _api_diff), reusing this process's earlier results: the key
+    is everything _api_diff reads (the two surfaces and those of the releases between, by identity
+    as evidence.surface_diff keys them, and the changes of those releases); the links reset them."""
+    frozen = tuple(sorted((k, tuple(v)) for k, v in links.items()))
+    if _API_DIFFS["links"] != frozen:
+        _API_DIFFS.update(links=frozen, diffs={})
+    diffs = _API_DIFFS["diffs"]
+
+    def ident(p: Point) -> tuple:
+        w = p.wheel.wheel if p.wheel else None
+        return (p.version, w, id(surfaces[w][1]) if w in surfaces else None, tuple(c.id for c in p.changes))
+    for up in upgrades:
+        key = (ident(up.old), ident(up.new), tuple(ident(p) for p in oldest_between(up.old, up.new, points)))
+        if key not in diffs:
+            diffs[key] = _api_diff(up.old, up.new, surfaces, links, points)
+        up.api_diff = diffs[key]
+
+
 def _api_diff(old: Point, new: Point, surfaces: dict, links: dict[str, list[tuple[str, bool]]],
               points: list[Point]) -> Optional[dict]:
     """Removed, no longer public, moved, changed and added public names between the wheels of two
@@ -391,8 +416,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     stub_errors(idv, erv)
     checks = {c.id: idv.get(c.id, []) + erv.get(c.id, []) for c in all_changes}
     links = _name_links(checks, {c.id: c.type for c in all_changes})
-    for up in upgrades:
-        up.api_diff = _api_diff(up.old, up.new, surfaces, links, points)
+    _api_diffs(upgrades, surfaces, links, points)
     faq_refs: dict[str, list[tuple[Faq, Release]]] = defaultdict(list)
     for r in newest:
         for q in r.faq:
