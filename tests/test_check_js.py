@@ -28,6 +28,34 @@ EDGE = {
     "kw.py": "import torch.distributed as dist\nopts = {}\ndist.init_process_group(**opts)\ndist.init_process_group('nccl', *a)\n",
     "decorators.py": "import torch\n@torch.compile(shapes_spec=1)\ndef f(x: torch.qr = torch.cholesky) -> torch.qr:\n    pass\n",
     "async.py": "import torch\nasync def f():\n    async with g() as torch:\n        torch.qr(a)\n    return torch.qr(b)\n",
+    "fstrings.py": (
+        "import os, torch\n"
+        "a = f\"{torch.cholesky(x)!r:>{torch.qr(w)}}\"\n"          # 2: both, at the f-string's start
+        "b = f'{{torch.qr}} {qr}' f\"{os.environ['TORCH_DIST_USE_NCCL2']}\"\n"   # 3: env only ({{ is text), at the start of the joined strings
+        "c = f'TORCH_DIST_USE_NCCL2={v} {[torch.qr for torch in z]}'\n"   # 4: env in the text; the comprehension's torch is local
+        "d = f'''\n{torch.qr(\n  m)}'''\n"                    # 5: a multi-line f-string, found at its start
+        "e = f'{x=}' f'{y!s}'\n"),
+    "messages.py": (
+        "import argparse, logging, os, warnings\n"
+        "log = logging.getLogger(__name__)\n"
+        "p = argparse.ArgumentParser(description='set TORCH_DIST_USE_NCCL2=0 to roll back')\n"
+        "p.add_argument('--legacy', help=f'export TORCH_DIST_USE_NCCL2=0 (see {url})')\n"
+        "print('TORCH_DIST_USE_NCCL2=0 is set')\n"
+        "warnings.warn(('nccl-legacy' 'x'))\n"
+        "log.info('backend %s', 'nccl-legacy')\n"
+        "os.environ['TORCH_DIST_USE_NCCL2'] = '0'\n"                # 8: a real setting
+        "print(os.environ.get('TORCH_DIST_USE_NCCL2'))\n"           # 9: a real read inside a message
+        "p.add_argument('--b', choices=['nccl-legacy'], help='nccl-legacy')\n"),   # 10: the choice, not the help
+    "typename.py": (
+        "import torch.distributed as dist\n"
+        "from torch.distributed import ProcessGroupNCCL as PG\n"
+        "if type(b).__name__ == 'ProcessGroupNCCL': pass\n"          # 3
+        "ok = self.pg().__class__.__name__ in ('ProcessGroupGloo', 'ProcessGroupNCCL')\n"   # 4
+        "if type(b) is PG or b.__class__ != dist.ProcessGroupNCCL: pass\n"   # 5: twice
+        "x = a + type(b).__name__ == 'ProcessGroupNCCL'\n"           # 6: not a class test
+        "y = type(b).__name__ == 'ProcessGroupNCCL' == z\n"          # 7: a chain, not a class test
+        "def f(type):\n    return type(b).__name__ == 'ProcessGroupNCCL'\n"   # 9: type is a parameter
+        "z = 'ProcessGroupNCCL' == type(b).__name__\n"),              # 10: the class name on the left is not read
 }
 
 
@@ -74,7 +102,14 @@ def test_edge_case_parity(rules, tmp_path):
     for (name, _), j in zip(EDGE.items(), js):
         assert py_code(rules, tmp_path / name, "2.13", "2.15") == j, name
     by = dict(zip(EDGE, js))
-    assert [f[0] for f in by["strings.py"][0]] == [7]          # not in the triple-quoted string, not in the f-string
+    assert [f[0] for f in by["strings.py"][0]] == [5, 7]       # not in the triple-quoted string; in the f-string's field
+    assert [(f[0], f[1], f[3]) for f in by["fstrings.py"][0]] == [
+        (2, 5, "torch.cholesky"), (2, 5, "torch.qr"), (3, 5, "TORCH_DIST_USE_NCCL2"), (4, 5, "TORCH_DIST_USE_NCCL2"),
+        (5, 5, "torch.qr")]
+    assert [(f[0], f[3]) for f in by["messages.py"][0]] == [(8, "TORCH_DIST_USE_NCCL2"), (9, "TORCH_DIST_USE_NCCL2"), (10, "nccl-legacy")]
+    assert [(f[0], f[3]) for f in by["typename.py"][0] if "isinstance" in f[2]] == [
+        (3, "torch.distributed.ProcessGroupNCCL"), (4, "torch.distributed.ProcessGroupNCCL"),
+        (5, "torch.distributed.ProcessGroupNCCL"), (5, "torch.distributed.ProcessGroupNCCL")]
     assert not by["py2b.py"][1]   # print >>f, x is a Python 3 expression
     assert by["py2.py"][1] and by["unterminated.py"][1] and by["badindent.py"][1]
     assert [(f[0], f[1]) for f in by["unicode.py"][0]] == [(2, 13), (2, 40)]   # columns in characters

@@ -15,7 +15,11 @@
 (function (root) {
   "use strict";
 
-  var BUILTINS = { getattr: 1, isinstance: 1, issubclass: 1, dict: 1 };
+  var BUILTINS = { getattr: 1, isinstance: 1, issubclass: 1, dict: 1, type: 1, print: 1 };
+  // strings that are text for a person: the value of these keywords, and the arguments of these calls
+  var DOC_KEYWORDS = { help: 1, description: 1, epilog: 1, usage: 1 };
+  var MESSAGE_CALLS = { "builtins.print": 1, "warnings.warn": 1 };
+  var MESSAGE_METHODS = { debug: 1, info: 1, warning: 1, warn: 1, error: 1, exception: 1, critical: 1 };
   var KEYWORDS = ("False None True and as assert async await break class continue def del elif else except " +
     "finally for from global if import in is lambda nonlocal not or pass raise return try while with yield").split(" ");
   var KW = {};
@@ -139,7 +143,7 @@
           p++;
         }
         var body = text.slice(k + delim.length, p);
-        toks.push({ t: "STR", v: fstr ? null : unescape(body, raw), bytes: prefix.indexOf("b") >= 0, f: fstr, line: startLine, col: startCol });
+        toks.push({ t: "STR", v: fstr ? null : unescape(body, raw), bytes: prefix.indexOf("b") >= 0, f: fstr, body: fstr ? body : null, raw: raw, line: startLine, col: startCol });
         i = p + delim.length; continue;
       }
       NAME_RE.lastIndex = i;
@@ -178,6 +182,59 @@
       cur.push(tk);
     });
     return lines;
+  }
+
+  // f-string bodies: the text between fields and the fields' expressions (as Python's ast splits them)
+  function skipQuoted(body, i) { var q = body[i], j = i + 1; while (j < body.length && body[j] !== q) j += body[j] === "\\" ? 2 : 1; return j + 1; }
+  function fieldEnd(body, i) {   // from the start of an expression to the !, : or } that ends it
+    var d = 0;
+    for (; i < body.length; i++) {
+      var c = body[i];
+      if (c === "'" || c === "\"") { i = skipQuoted(body, i) - 1; continue; }
+      if (c === "(" || c === "[" || c === "{") d++;
+      else if ((c === ")" || c === "]" || c === "}") && d > 0) d--;
+      else if (d === 0 && (c === "}" || c === ":" || (c === "!" && body[i + 1] !== "="))) return i;
+    }
+    return i;
+  }
+  // -> index after the closing } of the field opened at body[i - 1]; pushes [kind, text] to parts
+  function scanField(body, i, parts, top) {
+    var e = fieldEnd(body, i), src = body.slice(i, e);
+    var self = /^([\s\S]*?[^=!<>])=(\s*)$/.exec(src);   // f"{x=}": the text "x=" comes before the value
+    if (self && top) parts.push(["text", src]);
+    parts.push(["expr", self ? self[1] : src]);
+    if (body[e] === "!") e += 2;
+    if (body[e] === ":") {   // the format spec: its own fields are code, its text is not matched
+      e++;
+      while (e < body.length && body[e] !== "}") {
+        if (body[e] === "{") e = scanField(body, e + 1, parts, false); else e++;
+      }
+    }
+    return e + 1;
+  }
+  function fstringParts(toks) {   // [["text", s] | ["expr", source]] for a run of adjacent strings with an f-string
+    var parts = [], lit = "";
+    function flush() { if (lit) parts.push(["text", lit]); lit = ""; }
+    toks.forEach(function (t) {
+      if (!t.f) { lit += t.v; return; }
+      var b = t.body, i = 0, chunk = "";
+      while (i < b.length) {
+        var c = b[i];
+        if ((c === "{" && b[i + 1] === "{") || (c === "}" && b[i + 1] === "}")) { chunk += c; i += 2; continue; }
+        if (c === "\\" && !t.raw) { chunk += b.substr(i, 2); i += 2; continue; }
+        if (c === "{") { lit += unescape(chunk, t.raw); chunk = ""; flush(); i = scanField(b, i + 1, parts, true); continue; }
+        chunk += c; i++;
+      }
+      lit += unescape(chunk, t.raw);
+    });
+    flush();
+    // Python merges the text around a self-documenting field's "x=" with the text before it
+    var out = [];
+    parts.forEach(function (p) {
+      var last = out[out.length - 1];
+      if (p[0] === "text" && last && last[0] === "text") last[1] += p[1]; else out.push(p.slice());
+    });
+    return out;
   }
 
   // ------------------------------------------------------------------------ statement tree
@@ -447,12 +504,16 @@
     var ix = this.ix, self = this;
     base = base || 0;
     var sh = shadowAt || this.shadows(toks);
+    for (var c = 0; c < toks.length; c++) {   // class tests by type (chains below step over these names)
+      if (toks[c].t === "NAME" && (toks[c].v === "type" || toks[c].v === "__class__")) this.compare(toks, c, scope, sh);
+    }
     for (var i = 0; i < toks.length; i++) {
       var t = toks[i];
       if (t.t === "STR") {
         var j = i; while (j + 1 < toks.length && toks[j + 1].t === "STR") j++;
         var g = strGroup(toks.slice(i, j + 1));
-        if (!g.f && !g.bytes) {
+        if (g.f) { this.fstring(toks.slice(i, j + 1), scope, sh[i]); i = j; continue; }
+        if (!g.bytes && !t.doc) {
           ix.strings.forEach(function (r) { if (valueMatch(g.value, r.target, r.split)) self.emit(r, t, r.target); });
           ix.env.forEach(function (r) { if (envMatch(g.value, r.target)) self.emit(r, t, r.target); });
           // {"acc_policy": "balanced"}: options kept in a dict for f(**options)
@@ -473,7 +534,7 @@
         var at = toks[i + 1];
         (ix.key[at.v] || []).forEach(function (r) { self.emit(r, at, r.target); });
         if (toks[i + 2] && toks[i + 2].v === "(" && ix.method[at.v]) ix.method[at.v].forEach(function (r) { self.emit(r, at, "." + at.v + "()"); });
-        if (toks[i + 2] && toks[i + 2].v === "(") this.callAt(toks, i + 2, null, null, scope, sh);
+        if (toks[i + 2] && toks[i + 2].v === "(") this.callAt(toks, i + 2, null, null, scope, sh, at.v);
         i++; continue;
       }
       if (t.t === "NAME" && !KW[t.v] && !(i > 0 && toks[i - 1].t === "OP" && toks[i - 1].v === ".")) {
@@ -494,18 +555,113 @@
             var rq = this.resolveChain(chain.slice(0, -2), scope, sh[i]);
             if (rq === null) ix.method[last.v].forEach(function (r) { self.emit(r, last, "." + last.v + "()"); });
           }
-          this.callAt(toks, callOpen, q, chain, scope, sh);
+          this.callAt(toks, callOpen, q, chain, scope, sh, chain.length > 1 ? last.v : null);
         }
         i = e; continue;
       }
     }
   };
 
-  A.callAt = function (toks, open, q, chain, scope, sh) {
+  // the fields of an f-string (a run of adjacent strings with an f-string): code, found at its first token
+  A.fstring = function (group, scope, shadow) {
+    var self = this, ix = this.ix, at = group[0], parts = fstringParts(group);
+    var fields = parts.filter(function (p) { return p[0] === "expr"; }).length;
+    parts.forEach(function (p) {
+      if (p[0] === "text") {
+        if (at.doc) return;
+        if (!fields) ix.strings.forEach(function (r) { if (valueMatch(p[1], r.target, r.split)) self.emit(r, at, r.target); });
+        ix.env.forEach(function (r) { if (envMatch(p[1], r.target)) self.emit(r, at, r.target); });
+        return;
+      }
+      var sub;
+      try { sub = tokenize("(" + p[1] + "\n)"); } catch (e) { return; }
+      if (sub.length !== 1) return;
+      sub = sub[0].toks.slice(1, -1);
+      sub.forEach(function (x) { x.line = at.line; x.col = at.col; });
+      var inner = self.shadows(sub).map(function (o) { return Object.assign({}, shadow || {}, o || {}); });
+      for (var k = 0; k < sub.length; k++) if (!inner[k]) inner[k] = shadow || undefined;
+      self.expr(sub, scope, inner);
+    });
+  };
+
+  // type(x).__name__ == "C", x.__class__.__name__ in ("C", ...), type(x) is C, x.__class__ == C: class tests
+  var OPEN_BOUND = { "(": 1, "[": 1, "{": 1, ",": 1, "=": 1, ":": 1, ";": 1, and: 1, or: 1, not: 1, "if": 1, elif: 1, "while": 1, "else": 1, "return": 1, assert: 1, lambda: 1 };
+  var CLOSE_BOUND = { ")": 1, "]": 1, "}": 1, ",": 1, ":": 1, ";": 1, and: 1, or: 1, "if": 1, "else": 1, "for": 1 };
+  function bounded(tok, table) { return !tok || (table[tok.v] === 1 && (tok.t === "OP" || tok.t === "NAME")); }
+  function operandStart(toks, i) {   // the first token of the primary ending at toks[i] (NAME, .NAME, calls, subscripts)
+    for (;;) {
+      var t = toks[i];
+      if (t.t === "OP" && (t.v === ")" || t.v === "]")) {
+        var d = 0, k = i;
+        for (; k >= 0; k--) { var v = toks[k].t === "OP" ? toks[k].v : ""; if (v === ")" || v === "]") d++; else if (v === "(" || v === "[") { d--; if (!d) break; } }
+        if (k <= 0) return k;
+        i = k - 1;
+        if (!(toks[i].t === "NAME" || (toks[i].t === "OP" && (toks[i].v === ")" || toks[i].v === "]")))) return k;
+        continue;
+      }
+      if (t.t !== "NAME" && t.t !== "STR") return i;
+      if (i >= 2 && toks[i - 1].t === "OP" && toks[i - 1].v === ".") { i -= 2; continue; }
+      return i;
+    }
+  }
+  A.compare = function (toks, i, scope, sh) {
+    var ix = this.ix, self = this, t = toks[i], end, start;
+    if (!Object.keys(ix.isinst).length) return;
+    if (t.v === "type") {
+      if (i > 0 && toks[i - 1].v === "." || this.lookup("type", scope, sh[i]) !== "builtins.type" || !toks[i + 1] || toks[i + 1].v !== "(") return;
+      end = matching(toks, i + 1);
+      var a = this.parseArgs(toks.slice(i + 2, end));
+      if (a.length !== 1 || a[0].kind !== "pos") return;
+      start = i;
+    } else {
+      if (!(i >= 2 && toks[i - 1].t === "OP" && toks[i - 1].v === ".")) return;
+      end = i; start = operandStart(toks, i - 2);
+    }
+    var n = end + 1, named = false;
+    if (toks[n] && toks[n].v === "." && toks[n + 1] && (toks[n + 1].v === "__name__" || toks[n + 1].v === "__qualname__")) { named = true; n += 2; }
+    if (!bounded(toks[start - 1], OPEN_BOUND) || !toks[n]) return;
+    var op = toks[n].v, nx = toks[n + 1];
+    if (op === "not" && nx && nx.v === "in") { op = "not in"; n++; }
+    else if (op === "is" && nx && nx.v === "not") { op = "is not"; n++; }
+    var r0 = n + 1, r1;
+    if (named) {
+      if (!/^(==|!=|in|not in)$/.test(op)) return;
+      if (!toks[r0]) return;
+      var items = [];
+      if (toks[r0].t === "STR") { r1 = r0; while (toks[r1 + 1] && toks[r1 + 1].t === "STR") r1++; items = [toks.slice(r0, r1 + 1)]; }
+      else if (/^[([{]$/.test(toks[r0].v)) { r1 = matching(toks, r0); items = splitTop(toks.slice(r0 + 1, r1), ",").filter(function (x) { return x.length; }); }
+      else return;
+      if (!bounded(toks[r1 + 1], CLOSE_BOUND)) return;
+      items.forEach(function (it) {
+        var g = strGroup(it);
+        if (!g || g.f || g.bytes) return;
+        Object.keys(ix.isinst).forEach(function (cq) {
+          if (cq.split(".").pop() === g.value) ix.isinst[cq].forEach(function (r) { self.emit(r, it[0], cq); });
+        });
+      });
+      return;
+    }
+    if (!/^(is|is not|==|!=)$/.test(op)) return;
+    r1 = r0; while (r1 + 2 < toks.length && toks[r1 + 1].v === "." && toks[r1 + 2].t === "NAME") r1 += 2;
+    var chain = toks.slice(r0, r1 + 1);
+    if (!isChain(chain) || !bounded(toks[r1 + 1], CLOSE_BOUND)) return;
+    var cq = this.resolveChain(chain, scope, sh[r0]);
+    (ix.isinst[cq] || []).forEach(function (r) { self.emit(r, chain[0], cq); });
+  };
+
+  A.callAt = function (toks, open, q, chain, scope, sh, method) {
     var ix = this.ix, self = this;
     var close = matching(toks, open);
     var args = this.parseArgs(toks.slice(open + 1, close));
     var start = chain ? chain[0] : null;
+    var message = (q && MESSAGE_CALLS[q]) || (method && MESSAGE_METHODS[method]);
+    args.forEach(function (a) {   // a message's text is for a person (see DOC_KEYWORDS)
+      if ((message && a.kind === "pos") || (a.kind === "kw" && DOC_KEYWORDS[a.name])) {
+        var v = a.value;
+        while (v.length >= 2 && v[0].v === "(" && matching(v, 0) === v.length - 1) v = v.slice(1, -1);
+        if (v.length && v.every(function (x) { return x.t === "STR"; })) v[0].doc = 1;
+      }
+    });
     if (q) {
       (ix.call[q] || []).forEach(function (r) { if (self.argsMatch(args, r.args || [])) self.emit(r, start, q); });
       (ix.param[q] || []).forEach(function (r) {

@@ -41,7 +41,12 @@ EXIT_OK, EXIT_NOTES, EXIT_BREAKS, EXIT_USAGE = 0, 1, 2, 3
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", ".tox", ".nox", "node_modules",
              "site-packages", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs"}
 PIN_FILES = ("requirements*.txt", "pyproject.toml", "setup.cfg", "environment.yml", "environment.yaml")
-BUILTINS = {"getattr", "isinstance", "issubclass", "dict"}
+BUILTINS = {"getattr", "isinstance", "issubclass", "dict", "type", "print"}
+#: keywords whose string is text for a person (argparse, click), and calls that show their text
+#: to a person: a variable or value named there is neither set nor read
+DOC_KEYWORDS = {"help", "description", "epilog", "usage"}
+MESSAGE_CALLS = {"builtins.print", "warnings.warn"}
+MESSAGE_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical"}
 LEVEL = {"breaks": "error", "behavior": "warning", "deprecated-switch": "warning", "platform": "note"}
 #: the items of the environment check, in the order they are reported
 ENV_CHECKS = ("python", "nvidia_driver", "gpu_arch", "macos_mps", "rocm_target", "rocm_wheel", "cuda_wheel")
@@ -255,7 +260,14 @@ class Analyzer:
     - inside an ``except`` handler, and when the value is None, a binding does not undo an import
       of that name (``try: import torch / except ImportError: torch = None``), and an import
       there does not replace one (the fallback import);
-    - f-strings are not looked into."""
+    - the expressions in f-string fields are code like any other; what they find is reported at
+      the start of the f-string (positions inside f-strings differ between Python versions), and
+      the f-string's text between fields is matched for environment variables only;
+    - a string that is the whole argument of a message (print, warnings.warn, log.info, ...,
+      or a help=/description= keyword) is text for a person: its string and environment rules
+      are not matched;
+    - ``type(x).__name__ == "C"`` and ``x.__class__.__name__ in (...)`` are class tests like
+      ``isinstance``, and so are ``type(x) is C`` and ``x.__class__ == C``."""
 
     def __init__(self, index, text, path):
         self.ix = index
@@ -264,6 +276,8 @@ class Analyzer:
         self.findings = []
         self.seen = set()
         self.in_except = 0
+        self.at = None        # (line, byte col) of the f-string being looked into
+        self.doc = set()      # id() of the string nodes that are messages
 
     # --- positions ---
     def col(self, line, byte_col):
@@ -273,6 +287,8 @@ class Analyzer:
         return len(s.encode("utf-8")[:byte_col].decode("utf-8", "ignore")) + 1
 
     def emit(self, rule, line, byte_col, api):
+        if self.at is not None:
+            line, byte_col = self.at
         col = self.col(line, byte_col)
         key = (line, col, rule["id"])
         if key in self.seen:
@@ -525,10 +541,15 @@ class Analyzer:
         elif t is ast.Call:
             self.call(node, scope)
         elif t is ast.Constant:
-            if type(node.value) is str:
+            if type(node.value) is str and id(node) not in self.doc:
                 self.string(node, node.value)
         elif t is ast.JoinedStr:
-            pass
+            self.fstring(node, scope)
+        elif t is ast.Compare:
+            self.compare(node, scope)
+            self.expr(node.left, scope)
+            for c in node.comparators:
+                self.expr(c, scope)
         elif t is ast.Dict:   # {"acc_policy": "balanced"}: options kept in a dict for f(**options)
             for k, v in zip(node.keys, node.values):
                 if isinstance(k, ast.Constant) and type(k.value) is str and isinstance(v, ast.Constant):
@@ -568,6 +589,53 @@ class Analyzer:
                     self.expr(child, scope)
                 elif not isinstance(child, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)):
                     self.generic(child, scope)
+
+    def fstring(self, node, scope):
+        """f"...{expr!r:{width}}...": the fields' expressions, at the f-string's position."""
+        outer = self.at is None
+        if outer:
+            self.at = (node.lineno, node.col_offset)
+        fields = [v for v in node.values if isinstance(v, ast.FormattedValue)]
+        if not fields and id(node) not in self.doc:
+            self.string(node, "".join(v.value for v in node.values))
+        for v in node.values:
+            if isinstance(v, ast.FormattedValue):
+                self.expr(v.value, scope)
+                for w in (v.format_spec.values if v.format_spec is not None else ()):   # {x:{width}}
+                    if isinstance(w, ast.FormattedValue):
+                        self.expr(w.value, scope)
+            elif fields and id(node) not in self.doc:
+                for r in self.ix.env:
+                    if env_match(v.value, r["target"]):
+                        self.emit_node(r, node, r["target"])
+        if outer:
+            self.at = None
+
+    def type_of(self, node, scope):
+        """True when ``node`` is ``type(x)`` or ``x.__class__``."""
+        if isinstance(node, ast.Call):
+            return (isinstance(node.func, ast.Name) and len(node.args) == 1 and not node.keywords
+                    and self.resolve(node.func, scope) == "builtins.type")
+        return isinstance(node, ast.Attribute) and node.attr == "__class__"
+
+    def compare(self, node, scope):
+        """type(x).__name__ == "ProcessGroupNCCL", type(x) is ProcessGroupNCCL: class tests."""
+        if len(node.ops) != 1 or not self.ix.isinst:
+            return
+        left, right, op = node.left, node.comparators[0], type(node.ops[0])
+        if (isinstance(left, ast.Attribute) and left.attr in ("__name__", "__qualname__")
+                and self.type_of(left.value, scope) and op in (ast.Eq, ast.NotEq, ast.In, ast.NotIn)):
+            consts = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+            for c in consts:
+                if isinstance(c, ast.Constant) and type(c.value) is str:
+                    for cq, rs in self.ix.isinst.items():
+                        if cq.rsplit(".", 1)[-1] == c.value:
+                            for r in rs:
+                                self.emit_node(r, c, cq)
+        elif self.type_of(left, scope) and op in (ast.Is, ast.IsNot, ast.Eq, ast.NotEq) and isinstance(right, (ast.Name, ast.Attribute)):
+            cq = self.resolve(right, scope)
+            for r in self.ix.isinst.get(cq, ()):
+                self.emit_node(r, right, cq)
 
     def chain(self, node, scope):
         """An attribute chain a.b.c: the dotted name it resolves to, and each attribute name."""
@@ -659,6 +727,13 @@ class Analyzer:
                 gq = self.resolve_getattr(node, scope)
                 if gq:
                     self.check_name(gq, node)
+        message = q in MESSAGE_CALLS or (isinstance(func, ast.Attribute) and func.attr in MESSAGE_METHODS)
+        for a in (node.args if message else ()):
+            if isinstance(a, (ast.Constant, ast.JoinedStr)):
+                self.doc.add(id(a))
+        for k in node.keywords:
+            if k.arg in DOC_KEYWORDS and isinstance(k.value, (ast.Constant, ast.JoinedStr)):
+                self.doc.add(id(k.value))
         if isinstance(func, ast.Attribute) and func.attr in self.ix.method:
             if self.resolve(func.value, scope) is None:
                 for r in self.ix.method[func.attr]:
