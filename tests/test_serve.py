@@ -1,14 +1,14 @@
 """`make serve` follows the data and the code: an edit under data/ or to a module of the pipeline
 refreshes the served page, and a bad edit prints the validator's message while the last good
 pages stay served. Runs `mkdocs serve` (one language, as `make serve SERVE_LANG=en`) in a copy of
-the repository, with the copy's own package."""
+the repository (on the small history, conftest.small_history), with the copy's own package."""
 from __future__ import annotations
 
 import re
 
 import pytest
 
-from conftest import repo_copy
+from conftest import repo_copy, small_history
 
 pytestmark = pytest.mark.slow
 
@@ -18,8 +18,7 @@ def serving(tmp_path):
     import serve_watch
     import static_server
 
-    repo = tmp_path / "repo"
-    repo_copy(repo)
+    repo = small_history(repo_copy(tmp_path / "repo"))
     s = serve_watch.Serve(repo, static_server.free_port(), lang="en")
     yield repo, s
     s.stop()
