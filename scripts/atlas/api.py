@@ -35,21 +35,6 @@ def _plain(v: Any) -> Any:
     return v
 
 
-#: subtrees that hold no URL (an upgrade's API diff: thousands of names), left as they are
-_NO_URLS = {"api_diff"}
-
-
-def _absolute(v: Any, base: str) -> Any:
-    """Every ``urls``/``docs`` value turned into an absolute URL on ``base`` (site_url)."""
-    if isinstance(v, dict):
-        return {k: ({lang: base + u.lstrip("/") for lang, u in x.items()} if k in ("urls", "docs")
-                    else x if k in _NO_URLS else _absolute(x, base))
-                for k, x in v.items()}
-    if isinstance(v, list):
-        return [_absolute(x, base) for x in v]
-    return v
-
-
 def _texts(atlas: Atlas, prefix: str) -> dict[str, dict[str, str]]:
     """{lang: {field: text}} for every text key starting with ``prefix``."""
     fb = atlas.fb
@@ -83,6 +68,12 @@ def _api_diff(d) -> Any:
 
 
 def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
+    base = site_url.rstrip("/") + "/"
+
+    def urls(path: str) -> dict[str, str]:
+        """{lang: absolute URL on site_url} of a site path (``changes/x/``, ``faq/2.15/#q``)."""
+        return {lang: base + url_for(lang, path).lstrip("/") for lang in LANGS}
+
     releases, changes, faq = [], [], []
     for rel in atlas.releases:
         matrix = {k: _plain(getattr(rel.matrix, k).model_dump()) for k in MATRIX_KEYS if getattr(rel.matrix, k)}
@@ -94,7 +85,7 @@ def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
             "counts": dict(sorted(atlas.counts[rel.version].items())), "matrix": matrix,
             "provenance": _plain({k: [c.model_dump() for c in v] for k, v in rel.provenance.items()}),
             "text": _texts(atlas, f"{rel.version}."),
-            "urls": {lang: url_for(lang, f"releases/{rel.version}/") for lang in LANGS},
+            "urls": urls(f"releases/{rel.version}/"),
         })
         for c in rel.changes:
             d = _plain(c.model_dump(exclude=CHANGE_TEXT_EXCLUDE))
@@ -106,14 +97,14 @@ def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
             }
             d.pop("probes", None)
             d.update(release=rel.version, breaking=c.is_breaking, text=_texts(atlas, f"{c.id}."),
-                     urls={lang: url_for(lang, f"changes/{c.id}/") for lang in LANGS})
+                     urls=urls(f"changes/{c.id}/"))
             changes.append(d)
         for q in rel.faq:
             faq.append({"id": q.id, "release": rel.version, "refs": q.refs, "sources": _plain([s.model_dump() for s in q.sources]),
                         "text": _texts(atlas, f"{q.id}."),
-                        "urls": {lang: url_for(lang, f"faq/{rel.version}/#{q.id}") for lang in LANGS}})
+                        "urls": urls(f"faq/{rel.version}/#{q.id}")})
     errors = [{"message": m, "origin": o, "change": c.id, "release": atlas.change_release[c.id].version,
-               "urls": {lang: url_for(lang, f"changes/{c.id}/") for lang in LANGS}} for m, o, c in atlas.errors]
+               "urls": urls(f"changes/{c.id}/")} for m, o, c in atlas.errors]
     upgrades = {}
     for up in atlas.upgrades:
         upgrades[up.slug] = {
@@ -124,7 +115,7 @@ def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
             "matrix": [{"key": r.key, "from": _plain(r.old.value) if r.old else None,
                         "to": _plain(r.new.value) if r.new else None, "changed": r.changed,
                         "dropped": _plain(r.dropped), "added": _plain(r.added)} for r in up.matrix],
-            "urls": {lang: url_for(lang, f"upgrade/{up.slug}/") for lang in LANGS},
+            "urls": urls(f"upgrade/{up.slug}/"),
             "api_diff": _api_diff(up.api_diff),
             "wheels": {"from": up.old.wheel.wheel if up.old.wheel else None, "to": up.new.wheel.wheel if up.new.wheel else None},
             "metadata": [{"key": r.key, "package": r.label or None, "from": r.old, "to": r.new, "changed": r.changed,
@@ -133,15 +124,14 @@ def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
         }
     files = ["releases.json", "changes.json", "faq.json", "errors.json"] + [f"upgrades/{s}.json" for s in upgrades]
     out = {
-        "index.json": {"files": files, "wheels": atlas.lock.get("wheels", {}), "languages": list(LANGS), "docs": {l: url_for(l, "api/") for l in LANGS}},
+        "index.json": {"files": files, "wheels": atlas.lock.get("wheels", {}), "languages": list(LANGS), "docs": urls("api/")},
         "releases.json": {"releases": releases},
         "changes.json": {"changes": changes},
         "faq.json": {"faq": faq},
         "errors.json": {"errors": errors},
     }
     out.update({f"upgrades/{s}.json": u for s, u in upgrades.items()})
-    base = site_url.rstrip("/") + "/"
-    return {name: {"schema_version": SCHEMA_VERSION, **_absolute(body, base)} for name, body in out.items()}
+    return {name: {"schema_version": SCHEMA_VERSION, **body} for name, body in out.items()}
 
 
 def write(files: dict[str, Any], directory: Path) -> None:
