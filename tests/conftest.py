@@ -129,15 +129,15 @@ def page(browser):
     assert not outside, f"requests to other hosts: {outside[:5]}"
 
 
-def run_script(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    """``python <args>`` in a repository (copy), with that copy's package, output captured."""
+def run_script(repo: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``python <args>`` in a repository (copy), with that copy's package (and ``env``), output captured."""
     return subprocess.run([sys.executable, *args], cwd=repo, capture_output=True, text=True, timeout=600,
-                          env=atlas_env(repo))
+                          env={**atlas_env(repo), **(env or {})})
 
 
-def run_atlas(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    """``atlas <args>`` in a repository (copy), with that copy's package, output captured."""
-    return run_script(repo, "-m", "atlas", *args)
+def run_atlas(repo: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``atlas <args>`` in a repository (copy), with that copy's package (and ``env``), output captured."""
+    return run_script(repo, "-m", "atlas", *args, env=env)
 
 
 HOSTILE_ID = "214-acc-policy-balanced"

@@ -4,8 +4,6 @@ feeds, and every link in the site, resolves there, and search finds and opens a 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import urllib.request
 from urllib.parse import urlparse
 from xml.etree import ElementTree as ET
@@ -14,7 +12,7 @@ import pytest
 
 from atlas.feed import feed_path
 from atlas.langs import LANGS
-from conftest import atlas_env, repo_copy, small_history
+from conftest import repo_copy, run_atlas, small_history
 from test_reading import _urls
 from test_site import run_linkchecker
 
@@ -31,8 +29,7 @@ def subpath_site(tmp_path_factory):
     root = tmp_path_factory.mktemp("subpath")
     base = f"http://127.0.0.1:{port}/atlas/"
     repo = small_history(repo_copy(root / "repo"))
-    proc = subprocess.run([sys.executable, "-m", "atlas", "build", "--site-dir", str(root / "atlas")], cwd=repo,
-                          capture_output=True, text=True, timeout=600, env={**atlas_env(repo), "SITE_URL": base})
+    proc = run_atlas(repo, "build", "--site-dir", str(root / "atlas"), env={"SITE_URL": base})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     server, _ = static_server.serve(root, port)
     yield base, root / "atlas"

@@ -280,7 +280,7 @@ def _api_diffs(upgrades: list, surfaces: dict, links: dict[str, list[tuple[str, 
         w = p.wheel.wheel if p.wheel else None
         return (p.version, w, id(surfaces[w][1]) if w in surfaces else None, tuple(c.id for c in p.changes))
     for up in upgrades:
-        key = (ident(up.old), ident(up.new), tuple(ident(p) for p in oldest_between(up.old, up.new, points)))
+        key = (ident(up.old), ident(up.new), tuple(ident(p) for p in up.steps))
         if key not in diffs:
             diffs[key] = _api_diff(up.old, up.new, surfaces, links, points)
         up.api_diff = diffs[key]

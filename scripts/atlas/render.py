@@ -122,8 +122,7 @@ class Renderer:
     - ``qty(value, unit, upper=None)``: a figure with its unit, a value for ``value_html`` or ``ui_text``.
     - ``date_html(d)``, ``number_html(n)``, ``moment_html(datetime, tz=None)``: a date, count or instant, localised, escaped.
     - ``esc(text)``: any text escaped for Markdown and HTML. ``html_esc(text)``: text escaped for a raw HTML
-      block that Markdown passes through (the API diff: no entities for Markdown's characters, which
-      Markdown's HTML parser would otherwise visit one by one). ``fence(code, lang)``: a fenced code block.
+      block (the API diff, which Markdown does not read: rawhtml.py), with no entities for Markdown's characters. ``fence(code, lang)``: a fenced code block.
     - ``md_path(path, to)``: relative ``.md`` file link between two docs pages (MkDocs resolves and checks it).
     - ``page_href(path, to)``: relative directory URL between two pages (for raw ``<a href>``).
     - ``root_href(path, target)``: relative URL from a page to a file at the site root (``api/v1/...``).

@@ -17,6 +17,7 @@ version ("3.15", "13.2.2", "3.14t") or the placeholder says ``:plain``.
 from __future__ import annotations
 
 import datetime as dt
+import html
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -59,8 +60,6 @@ def escape(text: str) -> str:
 
 def escape_html(text: str) -> str:
     """Escape text for a raw HTML block (``<``, ``>``, ``&``, quotes), which Markdown does not parse."""
-    import html
-
     return html.escape(str(text), quote=True)
 
 
