@@ -346,7 +346,8 @@ def _api_diff(old: Point, new: Point, surfaces: dict, links: dict[str, list[tupl
         g["folded"] = g["shown"] > 8            # a long group starts closed
         g["added_few"] = len(g["added"]) <= 6    # few added names are listed; more are only counted
     return {"old_wheel": a, "new_wheel": b, "counts": {k: len(v) for k, v in diff.items()},
-            "groups": listed, "added_groups": [g for g in listed if g["added"]], **diff}
+            "groups": listed, "added_groups": [g for g in listed if g["added"]],
+            "versions": [p.version for p in steps] + [new.version], **diff}   # what first_without can say
 
 
 #: Change types that explain a public API difference (a feature that merely uses a name does not).

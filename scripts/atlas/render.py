@@ -80,7 +80,7 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
 def environment() -> jinja2.Environment:
     """One Jinja environment per process: each template is compiled once, not once per language
     (and not once per build: ``_CompiledTemplates``)."""
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),   # auto_reload: an edited template is recompiled
         bytecode_cache=_CompiledTemplates(ROOT / ".cache" / "jinja"),
         undefined=jinja2.StrictUndefined,
@@ -89,6 +89,8 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["h"] = fmt.escape_html   # ``{{ x|h }}``: text for a raw HTML block (the API diff)
+    return env
 
 
 def render_problem(exc: BaseException, template: str, src: str, lang: str, ctx: dict) -> str:
@@ -121,8 +123,9 @@ class Renderer:
     - ``value_html(value, style=None)``: a value (number, version, list, ``qty``) formatted for the language, escaped.
     - ``qty(value, unit, upper=None)``: a figure with its unit, a value for ``value_html`` or ``ui_text``.
     - ``date_html(d)``, ``number_html(n)``, ``moment_html(datetime, tz=None)``: a date, count or instant, localised, escaped.
-    - ``esc(text)``: any text escaped for Markdown and HTML. ``html_esc(text)``: text escaped for a raw HTML
-      block (the API diff, which Markdown does not read: rawhtml.py), with no entities for Markdown's characters. ``fence(code, lang)``: a fenced code block.
+    - ``ui_texts(key, name, values)``: ``{value: ui_text(key, name=value)}``, for a word said on many lines.
+    - ``esc(text)``: any text escaped for Markdown and HTML. The filter ``h`` (``{{ x|h }}``): text escaped for a raw
+      HTML block (the API diff, which Markdown does not read: rawhtml.py), with no entities for Markdown's characters. ``fence(code, lang)``: a fenced code block.
     - ``md_path(path, to)``: relative ``.md`` file link between two docs pages (MkDocs resolves and checks it).
     - ``page_href(path, to)``: relative directory URL between two pages (for raw ``<a href>``).
     - ``root_href(path, target)``: relative URL from a page to a file at the site root (``api/v1/...``).
@@ -142,7 +145,7 @@ class Renderer:
         self.env = environment()
         self.globals = dict(
             ui_text=self.ui_text, ui_template=self.ui_template, fact_html=self.fact_html,
-            value_html=self.value_html, qty=self.qty, date_html=self.date_html, html_esc=fmt.escape_html,
+            value_html=self.value_html, qty=self.qty, date_html=self.date_html, ui_texts=self.ui_texts,
             number_html=self.number_html, moment_html=self.moment_html, fence=fence, esc=fmt.escape,
             md_path=md_link, page_href=rel_href, root_href=self.root_href, atlas=atlas, pu=fmt.punctuation(lang),
             site_url=self.site_url.rstrip("/") + "/", url_patterns=JS_PATTERNS,
@@ -173,6 +176,11 @@ class Renderer:
         if memo is not None:
             self._ui_memo[memo] = html
         return html
+
+    def ui_texts(self, key: str, name: str, values) -> dict:
+        """``{value: ui_text(key, **{name: value})}`` for each of ``values``: a phrase that a list
+        repeats on every line ("gone from 2.13") is formatted once per value, not once per line."""
+        return {v: self.ui_text(key, **{name: v}) for v in values}
 
     def ui_template(self, key: str) -> str:
         """A UI string with its placeholders left for client-side code to fill (escaped)."""

@@ -68,11 +68,10 @@ class _Builder:
         self.points = list(reversed(atlas.history))   # every release, curated or known from its wheel, oldest first
         self.wheel = {p.version: wheel_of(p.version, versions) for p in self.points}
         self.surfaces = {v: fb.surfaces[v][1] for v in versions if v in fb.surfaces}
-        #: last part of a public name -> [(name, surface)] over every surface: the names it may be
-        self.by_last: dict[str, list[tuple[str, dict]]] = {}
-        for surface in self.surfaces.values():
-            for n in surface:
-                self.by_last.setdefault(n.rsplit(".", 1)[-1], []).append((n, surface))
+        #: last part of a public name -> the names (in any surface) it may be; ``named`` pairs them with their surfaces
+        self.by_last: dict[str, list[str]] = {}
+        for n in set().union(*self.surfaces.values()):   # each name once, not once per surface
+            self.by_last.setdefault(n.rsplit(".", 1)[-1], []).append(n)
         self.rules: list[dict] = []
         self.problems: list[str] = []
 
@@ -104,6 +103,10 @@ class _Builder:
                 "url": {lang: self.url(lang, f"upgrade/{upgrade_slug(prev, release)}/") for lang in LANGS}}
 
     # --- names ------------------------------------------------------------------------
+    def named(self, last: str):
+        """(name, surface) for each surface that has a public name ending in ``last``."""
+        return [(n, s) for n in self.by_last.get(last, ()) for s in self.surfaces.values() if n in s]
+
     def _sig(self, name: str) -> Optional[str]:
         for v in sorted(self.surfaces, key=version_key, reverse=True):
             if name in self.surfaces[v]:
@@ -121,7 +124,7 @@ class _Builder:
             name = ALIASES[head] + name[len(head):]
         if "." not in name:
             last = name
-            cands = sorted({n for n, _ in self.by_last.get(last, ()) if "._" not in n and not n.startswith("torch.Tensor.")},
+            cands = sorted({n for n in self.by_last.get(last, ()) if "._" not in n and not n.startswith("torch.Tensor.")},
                            key=lambda n: (n.count("."), n))
             if not cands:
                 return [name]
@@ -130,7 +133,7 @@ class _Builder:
         if sig is None or not re.search(r"\(\w", sig):
             return [name]        # only a signature with parameters identifies a re-export
         last = name.rsplit(".", 1)[-1]
-        same = sorted({n for n, s in self.by_last.get(last, ()) if n != name and s[n] == sig and "._" not in n})
+        same = sorted({n for n, s in self.named(last) if n != name and s[n] == sig and "._" not in n})
         return [name] + same
 
     # --- rules ------------------------------------------------------------------------
@@ -259,7 +262,7 @@ class _Builder:
             for g in (up.api_diff or {}).get("groups", []):
                 for e in g["changed"]:
                     for p in e["params_removed"]:
-                        names = {e["name"]} | {n for n, s in self.by_last.get(e["name"].rsplit(".", 1)[-1], ())
+                        names = {e["name"]} | {n for n, s in self.named(e["name"].rsplit(".", 1)[-1])
                                                if s[n] == e["old"] and s.get(e["name"]) == e["old"] and "._" not in n}
                         param_removals.setdefault((rel, p), set()).update(names)
                         param_links.setdefault((rel, p, e["name"]), e["change"])
