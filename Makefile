@@ -11,7 +11,7 @@ export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 
 .DEFAULT_GOAL := help
-.PHONY: help serve build test lint fuzz check provenance i18n-status stale publish-ids evidence evidence-verify bench clean
+.PHONY: help serve build test linkcheck lint fuzz check provenance i18n-status stale publish-ids evidence evidence-verify bench clean
 
 help: ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -34,6 +34,9 @@ test: $(STAMP) ## run the whole test suite (lint, data, translations, templates,
 	$(BIN)/python scripts/dev/ensure_browser.py
 	$(BIN)/ruff check scripts tests
 	$(BIN)/python -m pytest
+
+linkcheck: build ## LinkChecker over the whole built site, every link and anchor (.ci/run; make test runs it on the small history)
+	$(BIN)/python scripts/dev/check_links.py site
 
 lint: $(STAMP) ## ruff on the package, the tools and the tests
 	$(BIN)/ruff check scripts tests

@@ -94,6 +94,29 @@ def built_site(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def subpath_build(tmp_path_factory) -> tuple[Path, str, Path]:
+    """A repository copy on the small history (every page type, 6 upgrade pairs), built for
+    http://127.0.0.1:<free port>/atlas/ with hash seed 1: (the copy, SITE_URL, the built folder,
+    which test_subpath.py serves as /atlas/ and test_site.py builds again to compare)."""
+    import static_server
+
+    root = tmp_path_factory.mktemp("subpath")
+    base = f"http://127.0.0.1:{static_server.free_port()}/atlas/"
+    repo = small_history(repo_copy(root / "repo"))
+    proc = run_atlas(repo, "build", "--site-dir", str(root / "atlas"), env={"SITE_URL": base, "PYTHONHASHSEED": "1"})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return repo, base, root / "atlas"
+
+
+@pytest.fixture(scope="session")
+def site_pages(built_site) -> dict:
+    """Every page of the real site, parsed once (tests/sitepages.py): {"zh/faq/index.html": Page}."""
+    from sitepages import parse_site
+
+    return parse_site(built_site)
+
+
+@pytest.fixture(scope="session")
 def served_site(built_site):
     import static_server
 

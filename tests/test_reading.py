@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 from xml.etree import ElementTree as ET
@@ -14,6 +13,7 @@ import pytest
 from atlas.feed import fact_hash, stale
 from atlas.langs import LANGS
 from atlas.urls import DEFAULT_SITE_URL, feed_path
+from sitepages import parse
 
 pytestmark = pytest.mark.slow
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -21,36 +21,6 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 
 def prefix(lang: str) -> str:
     return "" if lang == "en" else f"{lang}/"
-
-
-class _Page(HTMLParser):
-    """Element ids, heading ids, links, and the head's <link> elements of one page."""
-
-    def __init__(self):
-        super().__init__()
-        self.ids: set[str] = set()
-        self.headings: list[str] = []
-        self.hrefs: list[str] = []
-        self.links: list[dict] = []
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if a.get("id"):
-            self.ids.add(a["id"])
-            if tag in ("h1", "h2", "h3"):
-                self.headings.append(a["id"])
-        if a.get("name"):
-            self.ids.add(a["name"])
-        if tag == "a" and a.get("href"):
-            self.hrefs.append(a["href"])
-        if tag == "link":
-            self.links.append(a)
-
-
-def parse(path: Path) -> _Page:
-    p = _Page()
-    p.feed(path.read_text(encoding="utf-8"))
-    return p
 
 
 def page_file(site: Path, lang: str, path: str) -> Path:
@@ -81,28 +51,55 @@ def test_release_and_upgrade_anchors_match_across_languages(built_site, kind):
     assert not [h for h in ids["en"] if re.fullmatch(r"_\d+|\d[\d-]*", h)], ids["en"]
 
 
-def test_every_internal_link_to_a_section_resolves(built_site):
-    """Each href with a #fragment to a page of this site names an id that exists on that page."""
-    cache: dict[Path, set[str]] = {}
+def _target(site: Path, path: str) -> Path | None:
+    """The file a static host serves for a URL path of the site (a folder: its index.html)."""
+    target = site / path.lstrip("/")
+    if path.endswith("/") or target.is_dir():
+        target = target / "index.html"
+    return target if target.is_file() else None
+
+
+def broken_links(site: Path, pages: dict) -> tuple[list, int]:
+    """Every link (``<a href>``, ``<link href>``, each load) from a page to this site names a file
+    that exists, and each ``#fragment`` an id on that page: (the broken ones, how many checked)."""
     bad, checked = [], 0
-    for f in built_site.rglob("*.html"):
-        base = "http://site/" + str(f.relative_to(built_site))
-        for href in parse(f).hrefs:
+    for rel, page in pages.items():
+        base = "http://site/" + rel
+        for href in dict.fromkeys(page.hrefs + [a["href"] for a in page.links if a.get("href")] + page.loads):
             url = urlparse(urljoin(base, href))
-            if url.netloc != "site" or not url.fragment:
+            if url.netloc != "site" or url.scheme not in ("http", "https"):
                 continue
-            target = built_site / url.path.lstrip("/")
-            if target.is_dir() or url.path.endswith("/"):
-                target = target / "index.html"
-            if not target.exists():
-                continue  # a missing page is LinkChecker's job (test_site.py)
             checked += 1
-            if target not in cache:
-                cache[target] = parse(target).ids
-            if url.fragment not in cache[target]:
-                bad.append((str(f.relative_to(built_site)), href))
-    assert checked > 300, checked
+            target = _target(site, url.path)
+            if target is None:
+                bad.append((rel, href, "no such file"))
+            elif url.fragment and url.fragment not in pages[str(target.relative_to(site))].ids:
+                bad.append((rel, href, "no such id"))
+    return bad, checked
+
+
+def test_every_internal_link_and_section_resolves(built_site, site_pages):
+    """The whole site, every language: each internal link's file exists and its #fragment is an id
+    there (LinkChecker reads the same over HTTP: tests/test_site.py)."""
+    bad, checked = broken_links(built_site, site_pages)
+    assert checked > 20_000, checked
     assert not bad, bad[:10]
+
+
+def test_the_internal_link_check_can_fail(tmp_path):
+    """A missing page, a missing id, a missing stylesheet and a link above the site are caught;
+    a folder link, a good fragment and another host are not."""
+    from sitepages import parse_site
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_text('<h2 id="here">x</h2><link rel="stylesheet" href="../gone.css">')
+    (tmp_path / "index.html").write_text('<a href="a/">ok</a> <a href="a/#here">ok</a> <a href="a/#nowhere">x</a> '
+                                         '<a href="b/">x</a> <a href="https://example.org/b/">other host</a> '
+                                         '<a href="mailto:x@example.org">mail</a> <img src="../../up.png">')
+    bad, checked = broken_links(tmp_path, parse_site(tmp_path))
+    assert sorted((r, h) for r, h, _ in bad) == [("a/index.html", "../gone.css"), ("index.html", "../../up.png"),
+                                                  ("index.html", "a/#nowhere"), ("index.html", "b/")], bad
+    assert checked == 6
 
 
 # --- feeds ------------------------------------------------------------------------------------------
@@ -135,12 +132,12 @@ def test_atom_feed_per_language(built_site, factbase, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_page_links_its_languages_feed(built_site, lang):
+def test_every_page_links_its_languages_feed(built_site, site_pages, lang):
     pages = [p for p in (built_site / prefix(lang)).rglob("index.html")
              if lang != "en" or p.relative_to(built_site).parts[0] not in ("zh", "ru", "id")]
     assert len(pages) > 50
     for p in pages:
-        feeds = [link for link in parse(p).links if link.get("type") == "application/atom+xml"]
+        feeds = [link for link in site_pages[str(p.relative_to(built_site))].links if link.get("type") == "application/atom+xml"]
         assert len(feeds) == 1 and feeds[0].get("rel") == "alternate", p
         target = (p.parent / feeds[0]["href"]).resolve()
         assert target == (built_site / feed_path(lang)).resolve(), (p, feeds[0]["href"])

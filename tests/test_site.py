@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -15,7 +14,8 @@ import pytest
 
 from atlas.langs import LANGS
 from atlas.urls import url_for
-from conftest import ROOT, repo_copy, run_atlas, small_history
+from check_links import run as run_linkchecker
+from conftest import repo_copy, run_atlas
 
 pytestmark = pytest.mark.slow
 
@@ -81,30 +81,10 @@ def test_numbers_are_rendered_in_the_readers_locale(built_site, lang, number):
     assert number in html.replace("&nbsp;", "\u00a0")
 
 
-class _Loads(HTMLParser):
-    """Collects URLs the browser would fetch on its own: scripts, styles, images, icons, frames."""
-
-    def __init__(self):
-        super().__init__()
-        self.urls: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag in ("script", "img", "iframe", "source", "audio", "video", "embed") and a.get("src"):
-            self.urls.append(a["src"])
-        if tag == "link" and a.get("href") and set((a.get("rel") or "").split()) & {
-                "stylesheet", "icon", "preload", "prefetch", "modulepreload", "manifest", "preconnect", "dns-prefetch"}:
-            self.urls.append(a["href"])
-        if tag == "object" and a.get("data"):
-            self.urls.append(a["data"])
-
-
-def test_no_third_party_host_is_loaded(built_site):
-    bad = []
-    for f in built_site.rglob("*.html"):
-        p = _Loads()
-        p.feed(f.read_text(encoding="utf-8"))
-        bad += [(str(f.relative_to(built_site)), u) for u in p.urls if urlparse(u).netloc]
+def test_no_third_party_host_is_loaded(built_site, site_pages):
+    """No page makes the browser fetch anything from another host (scripts, styles, fonts, images)."""
+    bad = [(rel, u) for rel, page in site_pages.items() for u in page.loads if urlparse(u).netloc]
+    assert sum(len(p.loads) for p in site_pages.values()) > 5 * len(site_pages)
     for css in built_site.rglob("*.css"):
         bad += [(str(css.relative_to(built_site)), u) for u in re.findall(r"url\((?:['\"])?(https?:)?//[^)]+\)", css.read_text(encoding="utf-8", errors="replace"))]
     assert not bad, bad[:10]
@@ -142,32 +122,20 @@ def test_json_api(built_site, factbase):
     assert "215-dcp-strides" in up["breaking"] and up["checklist"]
 
 
-def _origin(url: str) -> str:
-    """http://127.0.0.1:8000/atlas/ -> http://127.0.0.1:8000/"""
-    u = urlparse(url)
-    return f"{u.scheme}://{u.netloc}/"
+def test_the_whole_site_link_check_fails_on_a_broken_site(tmp_path, capsys):
+    """`make linkcheck` (scripts/dev/check_links.py, run by .ci/run over the whole site) exits
+    non-zero on a site with a missing page, and 0 on a good one."""
+    import check_links
 
-
-def run_linkchecker(base_url: str, tmp_path: Path, env: dict | None = None,
-                    anchors: bool = True) -> subprocess.CompletedProcess:
-    """LinkChecker over a served site: internal links and (``anchors``) fragments; other hosts
-    ignored (a link that leaves the site's sub-path for the same host is checked, and fails)."""
-    cfg = tmp_path / "linkcheckerrc"
-    # the server answers with a LinkChecker header, which lifts the per-host throttle to this rate
-    cfg.write_text("[checking]\nmaxrequestspersecond=1000\n[filtering]\nignorewarnings=http-redirected\n"
-                   + ("[AnchorCheck]\n" if anchors else "") + "[output]\n")
-    # through scripts/dev/linkcheck_site.py: keeps read access as root, fails if AnchorCheck did not load
-    return subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "dev" / "linkcheck_site.py"), "--config", str(cfg), "--no-status",
-         "--check-extern", "--no-robots", "--ignore-url", "^(?!" + re.escape(_origin(base_url)) + ")", "--threads", "8",
-         base_url],
-        capture_output=True, text=True, timeout=1200, env={**os.environ, **(env or {})})
-
-
-def test_linkchecker_finds_no_broken_link_or_anchor(served_site, tmp_path):
-    proc = run_linkchecker(served_site, tmp_path)
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
-    assert re.search(r"\d+ links? in \d+ URLs? checked\. 0 warnings found\. 0 errors found", proc.stdout), proc.stdout[-1500:]
+    site = tmp_path / "mini"
+    site.mkdir()
+    (site / "index.html").write_text('<html><body><a href="ok.html#here">a</a></body></html>')
+    (site / "ok.html").write_text('<html><body><h1 id="here">x</h1></body></html>')
+    assert check_links.main([str(site)]) == 0
+    (site / "index.html").write_text('<html><body><a href="gone.html">a</a></body></html>')
+    assert check_links.main([str(site)]) != 0
+    assert "gone.html" in capsys.readouterr().out
+    assert check_links.main([str(tmp_path / "nothing-built-here")]) == 2
 
 
 def test_linkchecker_catches_a_broken_anchor_and_link(tmp_path):
@@ -252,18 +220,18 @@ def _differ(a: Path, b: Path) -> list[str]:
                                                   and (a / f).read_bytes() == (b / f).read_bytes()))
 
 
-def test_build_is_reproducible(tmp_path):
-    """Two builds in two processes with different hash seeds (set and dict order of strings),
-    into different folders, give byte-identical sites (the sitemap's date is SOURCE_DATE_EPOCH,
-    which atlas build takes from the last commit: sitebuild.py). On the small history: every page type
-    and every output file; the 120 pairs of the real history run the same code."""
-    repo = small_history(repo_copy(tmp_path / "repo"))
-    sites = [tmp_path / f"site-{seed}" for seed in ("1", "2")]
-    for seed, site in zip(("1", "2"), sites):
-        proc = run_atlas(repo, "build", "--site-dir", str(site), env={"PYTHONHASHSEED": seed})
-        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert len(list(sites[0].rglob("*.html"))) > 200
-    differ = _differ(*sites)
+def test_build_is_reproducible(subpath_build, tmp_path):
+    """A second build of conftest.subpath_build's copy, in another process with another hash seed
+    (set and dict order of strings) and into another folder, is byte-identical to the first (the
+    sitemap's date is SOURCE_DATE_EPOCH, which atlas build takes from the last commit:
+    sitebuild.py). On the small history: every page type and output file; the 120 pairs of the
+    real history run the same code."""
+    repo, base, first = subpath_build
+    again = tmp_path / "again"
+    proc = run_atlas(repo, "build", "--site-dir", str(again), env={"SITE_URL": base, "PYTHONHASHSEED": "2"})
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert len(list(again.rglob("*.html"))) > 200
+    differ = _differ(first, again)
     assert not differ, differ[:10]
 
 
