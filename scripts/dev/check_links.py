@@ -7,10 +7,10 @@ Out: LinkChecker's report; exit 0 only when it found 0 warnings and 0 errors.
 Where it runs:
 - ``make linkcheck`` (and ``.ci/run``, after ``make test``): the whole real site, every release
   and every upgrade pair.
-- ``make test``: the small history's site under a sub-path (tests/test_subpath.py: every page type,
-  four languages), and the cases that prove it fails (tests/test_site.py). Every link and
-  fragment of the whole site is also checked in-process there (tests/test_reading.py), so the
-  whole-site run repeats that over HTTP.
+- ``make test``: the small history's site under a sub-path, links only (tests/test_subpath.py: every
+  page type, four languages), and hand-made sites with a broken link and anchor that must fail
+  (tests/test_site.py). Every link and fragment of the whole site is checked in-process there
+  (tests/test_reading.py), so the whole-site run repeats that over HTTP.
 
 LinkChecker itself runs through ``linkcheck_site.py`` (root, plugin and speed notes there).
 """
