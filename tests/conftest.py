@@ -38,8 +38,8 @@ def repo_copy(dst: Path) -> Path:
 def small_history(repo: Path) -> Path:
     """Trim a repository copy's release history to the releases with articles and the one known
     from its wheel alone before them (2.12 to 2.15 today): every page type, 6 upgrade pairs
-    instead of 120. For the tests of build mechanics (sub-path, fifth language, serve), whose
-    subject does not grow with the history; the real site is built and checked whole."""
+    instead of 120. For the tests of build mechanics (sub-path, reproducibility, fifth language,
+    serve), whose subject does not grow with the history; the real site is built and checked whole."""
     wheels = repo / "data" / "wheels.yaml"
     text = wheels.read_text(encoding="utf-8")
     versions = yaml.safe_load(text)["versions"]

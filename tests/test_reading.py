@@ -80,7 +80,7 @@ def broken_links(site: Path, pages: dict) -> tuple[list, int]:
 
 def test_every_internal_link_and_section_resolves(built_site, site_pages):
     """The whole site, every language: each internal link's file exists and its #fragment is an id
-    there (LinkChecker reads the same over HTTP: tests/test_site.py)."""
+    there (LinkChecker reads the same over HTTP in `make linkcheck`: scripts/dev/check_links.py)."""
     bad, checked = broken_links(built_site, site_pages)
     assert checked > 20_000, checked
     assert not bad, bad[:10]

@@ -23,6 +23,7 @@ from typing import Any
 import jinja2
 
 from . import atlas_check as checker
+from . import rawhtml
 from . import text as fmt
 from .atlas_check import ENV_CHECKS
 from .enrich import Atlas
@@ -126,6 +127,7 @@ class Renderer:
     - ``ui_texts(key, name, values)``: ``{value: ui_text(key, name=value)}``, for a word said on many lines.
     - ``esc(text)``: any text escaped for Markdown and HTML. The filter ``h`` (``{{ x|h }}``): text escaped for a raw
       HTML block (the API diff, which Markdown does not read: rawhtml.py), with no entities for Markdown's characters. ``fence(code, lang)``: a fenced code block.
+    - ``raw_start``, ``raw_end``: the comments around such a block (rawhtml.START, rawhtml.END).
     - ``md_path(path, to)``: relative ``.md`` file link between two docs pages (MkDocs resolves and checks it).
     - ``page_href(path, to)``: relative directory URL between two pages (for raw ``<a href>``).
     - ``root_href(path, target)``: relative URL from a page to a file at the site root (``api/v1/...``).
@@ -148,7 +150,7 @@ class Renderer:
             value_html=self.value_html, qty=self.qty, date_html=self.date_html, ui_texts=self.ui_texts,
             number_html=self.number_html, moment_html=self.moment_html, fence=fence, esc=fmt.escape,
             md_path=md_link, page_href=rel_href, root_href=self.root_href, atlas=atlas, pu=fmt.punctuation(lang),
-            site_url=self.site_url.rstrip("/") + "/", url_patterns=JS_PATTERNS,
+            site_url=self.site_url.rstrip("/") + "/", url_patterns=JS_PATTERNS, raw_start=rawhtml.START, raw_end=rawhtml.END,
             abs_url=lambda path: fmt.escape(absolute_url(self.site_url, lang, path)),
         )  # passed to every render; templates import _macros "with context", so macros see them too
 
