@@ -219,3 +219,23 @@ def test_every_upgrade_page_keeps_its_api_diff_out_of_markdown(real_pages):
         for p, md in ups.items():
             _, blocks = rawhtml.cut(md)
             assert len(blocks) == 1 and 'class="atlas-apidiff"' in blocks[0], p
+
+
+@pytest.mark.parametrize("lang", ["en", *TRANSLATED])
+def test_api_diff_lines_say_in_which_release_each_name_went(atlas, real_pages, lang):
+    """Each removed or no-longer-public name of 2.0 -> 2.15 is one line: the language's word, the
+    name and, in the language's words, the first release without it (looked up once per page for
+    each release on the way, so a wrong lookup would move names to another release)."""
+    from atlas.text import punctuation
+
+    r, pu = Renderer(atlas, lang), punctuation(lang)
+    up = next(u for u in atlas.upgrades if u.slug == "2.0-to-2.15")
+    lines = real_pages[lang][f"{lang}/upgrade/2.0-to-2.15.md"].splitlines()
+    entries = [("removed", "first_without", e) for g in up.api_diff["groups"] for e in g["removed"]]
+    entries += [("no_longer_public", "hidden_from", e) for g in up.api_diff["groups"] for e in g["no_longer_public"]]
+    assert len({e["first_without"] for _, _, e in entries}) > 5 and len(entries) > 900
+    starts = {line.split(" · ")[0] for line in lines}
+    for word, when, e in entries:
+        line = (f'{r.ui_text("apidiff." + word)} {e["name"]} '
+                f'{pu["lp"]}{r.ui_text("apidiff." + when, version=e["first_without"])}{pu["rp"]}')
+        assert line in starts, line
