@@ -5,11 +5,11 @@ import zipfile
 
 import pytest
 
-from atlas.evidence import Wheel, evaluate, lock_problems, probe_id, read_lock, status_of
 from atlas.load import load
 from atlas.problems import DataError
 from atlas.schema import Probe
 from atlas.validate import validate
+from atlas.wheel.evidence import Wheel, evaluate, lock_problems, probe_id, read_lock, status_of
 
 
 @pytest.fixture
@@ -104,10 +104,10 @@ def test_known_contradictions_are_recorded(factbase):
 import json  # noqa: E402
 
 from atlas import api  # noqa: E402
-from atlas.evidence import api_diff, claim_roles, data_lock_problems, surface_path  # noqa: E402
 from atlas.idents import classify, template  # noqa: E402
-from atlas.scan import WheelIndex, entry_point_report, find_error, find_ident  # noqa: E402
-from atlas.surface import Surface, read_surface, write_surface  # noqa: E402
+from atlas.wheel.evidence import claim_roles, data_lock_problems, surface_path  # noqa: E402
+from atlas.wheel.scan import WheelIndex, entry_point_report, find_error, find_ident  # noqa: E402
+from atlas.wheel.surface import Surface, read_surface, write_surface  # noqa: E402
 
 MINI = {
     "torch/__init__.py": (
@@ -212,20 +212,6 @@ def test_public_surface_lists_public_names_only(mini_surface):
     text = write_surface(names, "# torch=9.9.0 sha256=abc")
     head, back = read_surface(text)
     assert back == names and head == {"torch": "9.9.0", "sha256": "abc"}
-
-
-def test_api_diff_collapses_removed_modules_and_compares_parameters():
-    old = {"torch": "module", "torch.foo": "module", "torch.foo.a": "(x)", "torch.foo.b": "attr",
-           "torch.f": "(x, y=)", "torch.C": "class (a)", "torch.k": "attr"}
-    new = {"torch": "module", "torch.f": "(x, *, y=)", "torch.C": "class (a)", "torch.k": "class", "torch.g": "()"}
-    d = api_diff(old, new)
-    assert d["removed"] == ["torch.foo"]
-    assert d["added"] == ["torch.g"]
-    assert d["changed"] == [{"name": "torch.f", "old": "(x, y=)", "new": "(x, *, y=)", "params_added": [], "params_removed": []}]
-    twice = api_diff({"torch.a.f": "(x)", "torch.b.f": "(x)", "torch.g": "(x) | (x, y=)"},
-                     {"torch.a.f": "(x, z=)", "torch.b.f": "(x, z=)", "torch.g": "(x)"})
-    assert twice["changed"] == [{"name": "torch.a.f", "old": "(x)", "new": "(x, z=)", "params_added": ["z"], "params_removed": []},
-                                {"name": "torch.g", "old": "(x) | (x, y=)", "new": "(x)", "params_added": [], "params_removed": ["y"]}]
 
 
 @pytest.mark.parametrize("value,kind,query", [
@@ -335,8 +321,13 @@ def test_a_surface_from_another_wheel_is_stale(factbase, tmp_path):
         text = surface_path(v).read_text(encoding="utf-8")
         (tmp_path / f"surface-{v}.txt").write_text(text.replace(lock["wheels"][v]["sha256"], "0" * 64) if v == "2.14.1" else text,
                                                    encoding="utf-8")
+        deps = (surface_path(v).parent / f"deprecations-{v}.tsv").read_text(encoding="utf-8")
+        (tmp_path / f"deprecations-{v}.tsv").write_text(
+            deps.replace(lock["wheels"][v]["sha256"], "1" * 64) if v == "2.6.0" else deps, encoding="utf-8")
     problems = data_lock_problems(factbase.changes(), lock, surfaces_dir=tmp_path)
-    assert len(problems) == 1 and problems[0].startswith("torch 2.14.1: surface-2.14.1.txt was extracted from another wheel")
+    assert len(problems) == 2
+    assert problems[0].startswith("torch 2.6.0: deprecations-2.6.0.tsv is missing or was read from another wheel")
+    assert problems[1].startswith("torch 2.14.1: surface-2.14.1.txt was extracted from another wheel")
 
 
 def test_claims_name_existing_values(factbase):
@@ -375,6 +366,9 @@ def test_recorded_findings_from_the_data(atlas):
     assert check("214-remove-qr.error.0").file == "torch/_linalg_utils.py"
     assert check("214-profiler-use-cuda.param").file == "torch/autograd/profiler_legacy.py"   # still accepted there
     assert check("214-nccl2.backend").status == "confirmed"
+    # "2.14 adds NVGEMM": the 2.13.0 wheel already selects it in Inductor's code (not only in a comment)
+    assert (check("214-nvgemm.backend").status, check("214-nvgemm.backend").wheel) == ("contradicted", "2.13.0")
+    assert check("214-nvgemm.backend").file == "torch/_inductor/utils.py"
     assert check("215-pipeline-per-edge-p2p.old").status == "confirmed"
     assert check("215-pipeline-per-edge-p2p.new").status == "confirmed"
     assert any(f["entry"] == "torch.distributed.backends:nccl4py" and f["wheel"] == "2.15.0" for f in atlas.entry_point_findings)
@@ -409,7 +403,7 @@ def test_claims_are_judged_by_the_first_and_last_wheel(factbase):
     """The verdict logic on the real changes with observations altered here."""
     import copy
 
-    from atlas.evidence import error_verdicts, ident_verdicts, stub_errors
+    from atlas.wheel.evidence import error_verdicts, ident_verdicts, stub_errors
 
     lock = copy.deepcopy(read_lock())
     release_of = {c.id: r.version for r in factbase.releases for c in r.changes}
@@ -423,6 +417,19 @@ def test_claims_are_judged_by_the_first_and_last_wheel(factbase):
         ("contradicted", "2.13.0", "torch/distributed/x.py")
     assert v["215-pipeline-per-edge-p2p.old"].detail == "still_in"
     assert v["215-pipeline-memory.budget"].detail == "not_in"             # a mention is not the name
+    # feature evidence before the release that says it adds the thing: only words in a comment or
+    # docstring make it "mentioned before", never a contradiction; a definition inside the name's
+    # own package contradicts it; one in another package does not
+    obs["2.13.0"] = {"how": "comment", "file": "torch/distributed/x.py"}
+    again = {x.key: x for vs in ident_verdicts(factbase.changes(), lock, release_of, versions, factbase.claims, {}).values() for x in vs}
+    assert (again["214-nccl2.backend"].status, again["214-nccl2.backend"].detail) == ("mentioned", "mentioned_before")
+    key = next(k for k, x in again.items() if x.value == "torch.mps.Stream")
+    lock["identifiers"][key]["observed"]["2.14.1"] = {"how": "elsewhere", "file": "torch/cuda/streams.py"}
+    assert {x.key: x for vs in ident_verdicts(factbase.changes(), lock, release_of, versions, factbase.claims, {}).values()
+            for x in vs}[key].status == "confirmed"
+    lock["identifiers"][key]["observed"]["2.14.1"] = {"how": "elsewhere", "file": "torch/mps/_streams.py"}
+    assert {x.key: x for vs in ident_verdicts(factbase.changes(), lock, release_of, versions, factbase.claims, {}).values()
+            for x in vs}[key].detail == "already_elsewhere"
     assert v["214-py315-wheels.index"].status == "reason" and v["214-py315-wheels.index"].reason == "address"
     # a guessed "has no attribute" message is wrong when the wheel keeps a raising stub
     lock["errors"]["214-remove-qr.error.0"]["observed"] = dict.fromkeys(versions)
@@ -438,17 +445,23 @@ def test_claims_are_judged_by_the_first_and_last_wheel(factbase):
 
 
 # --------------------------------------------------------------------------------------------
-# The API diff across several releases (issue 18): removed = no longer resolves at all; a name
-# that left __all__ or went into a private module and still imports is "no longer public"; a
-# name whose last part and signature reappear at one new public path is "moved"; each removed
-# name gives the first release without it. Three small wheels built here, read as atlas evidence does.
+# The API diff across several releases (issues 18, 25), judged at runtime: three small fake
+# releases written here as packages, each imported by the probe that `atlas runtime` runs in a
+# release's venv. removed = no longer resolves (a stub that only raises does not resolve); a name
+# that left __all__ or whose module went private and still imports is "no longer public"; "moved"
+# is the same object (module:qualname) at a new public path of the package that defines it, never a
+# look-alike or an incidental import elsewhere; each removed
+# name gives the first release without it.
 
 HISTORY = {
     "1.0.0": {
         "torch/__init__.py": "from torch.util import helper\n__all__ = ['helper', 'gone', 'quiet', 'stubbed']\n"
                              "def gone(x): pass\ndef quiet(): pass\ndef stubbed(a): return a\n",
         "torch/util.py": "def helper(a, b=None): pass\n",
-        "torch/old_place.py": "def mover(x, y): pass\n",
+        "torch/old_place.py": "from torch.new_place._impl import mover\n",
+        "torch/looks_alike.py": "def twin(x, y): pass\n",
+        "torch/new_place/__init__.py": "",
+        "torch/new_place/_impl.py": "def mover(x, y): pass\n",
         "torch/keeps.py": "from torch._impl import Thing\n",
         "torch/_impl.py": "class Thing:\n    def __init__(self, n): pass\n",
     },
@@ -457,7 +470,8 @@ HISTORY = {
                              "def quiet(): pass\n"
                              "def stubbed(a):\n    raise RuntimeError('stubbed was removed')\n",
         "torch/util.py": "def helper(a): pass\n",
-        "torch/new_place.py": "def mover(x, y): pass\n",
+        "torch/new_place/__init__.py": "from torch.new_place._impl import mover\ndef twin(x, y): pass\n",
+        "torch/new_place/_impl.py": "def mover(x, y): pass\n",
         "torch/keeps.py": "from torch._impl import Thing\n__all__ = []\n",
         "torch/_impl.py": "class Thing:\n    def __init__(self, n): pass\n",
     },
@@ -465,7 +479,8 @@ HISTORY = {
         "torch/__init__.py": "from torch.util import helper\n__all__ = ['helper']\n"
                              "def stubbed(a):\n    raise RuntimeError('stubbed was removed')\n",
         "torch/util.py": "def helper(a): pass\n",
-        "torch/new_place.py": "def mover(x, y): pass\n",
+        "torch/new_place/__init__.py": "from torch.new_place._impl import mover\ndef twin(x, y): pass\n",
+        "torch/new_place/_impl.py": "def mover(x, y): pass\n",
         "torch/keeps.py": "from torch._impl import Thing\n__all__ = []\n",
         "torch/_impl.py": "class Thing:\n    def __init__(self, n): pass\n",
     },
@@ -473,58 +488,65 @@ HISTORY = {
 
 
 @pytest.fixture(scope="module")
-def history_surfaces(tmp_path_factory):
-    from atlas.evidence import parse_surface
-    from atlas.wheels import still_resolves, surface_text
+def history_runtimes(tmp_path_factory):
+    """{version: Runtime}: the names the static surfaces of the three releases propose, each
+    resolved by the probe with that release on the path."""
+    import subprocess
+    import sys
+
+    from atlas.wheel import parse_runtime
+    from atlas.wheel.probe_runtime import __file__ as probe
 
     d = tmp_path_factory.mktemp("history")
-    paths, names = {}, {}
+    names: set[str] = set()
     for v, files in HISTORY.items():
-        paths[v] = d / f"torch-{v}-cp311-cp311-manylinux_2_28_x86_64.whl"
-        with zipfile.ZipFile(paths[v], "w") as z:
+        path = d / f"torch-{v}-cp311-cp311-manylinux_2_28_x86_64.whl"
+        with zipfile.ZipFile(path, "w") as z:
             for n, body in files.items():
                 z.writestr(n, body)
-        names[v] = Surface(path=paths[v]).public()
-    union = set().union(*names.values())
+        names |= set(Surface(path=path).public())
+        for n, body in files.items():
+            (d / v / n).parent.mkdir(parents=True, exist_ok=True)
+            (d / v / n).write_text(body + (f"__version__ = '{v}'\n" if n == "torch/__init__.py" else ""))
+    (d / "names.txt").write_text("\n".join(sorted(names)) + "\n")
     out = {}
     for v in HISTORY:
-        hidden = still_resolves((str(paths[v]), sorted(union - set(names[v]))))
-        out[v] = parse_surface(surface_text(v, paths[v], "0" * 64, names[v], hidden))
+        subprocess.run([sys.executable, probe, str(d / "names.txt"), str(d / f"runtime-{v}.txt")], check=True,
+                       cwd=d / v, env={"PYTHONPATH": str(d / v), "PYTHONHASHSEED": "0"})
+        out[v] = parse_runtime((d / f"runtime-{v}.txt").read_text())
     return out
 
 
-def test_removed_means_the_name_no_longer_resolves(history_surfaces):
-    from atlas.evidence import surface_diff
+def test_removed_means_the_name_no_longer_resolves(history_runtimes):
+    from atlas.wheel import runtime_diff
 
-    d = surface_diff(history_surfaces, "1.0.0", "1.1.0")
-    assert "torch.gone" in d["removed"] and "torch.stubbed" not in d["removed"]   # a public stub is a changed signature
+    d = runtime_diff(history_runtimes["1.0.0"], history_runtimes["1.1.0"])
+    assert "torch.gone" in d["removed"] and "torch.stubbed" in d["removed"]   # a stub that only raises is gone
     assert "torch.quiet" in d["no_longer_public"]              # left __all__, still defined
     assert "torch.keeps.Thing" in d["no_longer_public"]        # its module emptied __all__, it still imports
     assert "torch.quiet" not in d["removed"] and "torch.keeps.Thing" not in d["removed"]
-    assert {"name": "torch.old_place.mover", "to": "torch.new_place.mover"} in d["moved"]
-    assert not any(m["name"] == "torch.old_place" for m in d["moved"])  # a module is not "moved" by its name alone
-    assert [c["name"] for c in d["changed"]] == ["torch.helper", "torch.stubbed"]   # one re-exported object once; now raises
-    # in 1.2.0 stubbed resolves, but only to a stub that raises: removed, not "no longer public"
-    late = surface_diff(history_surfaces, "1.0.0", "1.2.0")
-    assert "torch.stubbed" in late["removed"] and "torch.stubbed" not in history_surfaces["1.2.0"][0]["hidden"]
+    assert d["moved"] == [{"name": "torch.old_place.mover", "to": "torch.new_place.mover"}]   # the same object
+    assert "torch.looks_alike" in d["removed"]                 # same last part and signature elsewhere: not "moved"
+    assert [c["name"] for c in d["changed"]] == ["torch.helper"]
+    late = runtime_diff(history_runtimes["1.0.0"], history_runtimes["1.2.0"])
     assert "torch.quiet" in late["removed"]
 
 
-def test_first_release_without_each_removed_name(history_surfaces):
+def test_first_release_without_each_removed_name(history_runtimes):
     from types import SimpleNamespace
 
     from atlas.enrich import _api_diff
-    from atlas.history import Point
+    from atlas.wheel import Point
 
     points = [Point(v.rsplit(".", 1)[0], None, SimpleNamespace(wheel=v)) for v in HISTORY]
-    d = _api_diff(points[0], points[2], history_surfaces, {}, points)
+    d = _api_diff(points[0], points[2], history_runtimes, {}, points)
     entries = {e["name"]: (kind, e.get("first_without")) for g in d["groups"]
                for kind in ("removed", "moved", "no_longer_public") for e in g[kind]}
     assert entries["torch.gone"] == ("removed", "1.1")       # gone in the first step
     assert entries["torch.quiet"] == ("removed", "1.2")      # hidden in 1.1, gone in 1.2
     assert entries["torch.keeps.Thing"] == ("no_longer_public", "1.1")
     assert entries["torch.old_place.mover"] == ("moved", "1.1")
-    assert entries["torch.stubbed"] == ("removed", "1.2")    # public (as a stub) in 1.1, only a raising stub in 1.2
+    assert entries["torch.stubbed"] == ("removed", "1.1")    # only a raising stub from 1.1 on
 
 
 @pytest.mark.parametrize("title,summary,values,expected", [
@@ -539,7 +561,7 @@ def test_first_release_without_each_removed_name(history_surfaces):
 def test_claims_are_read_from_the_changes_own_text(title, summary, values, expected):
     from types import SimpleNamespace
 
-    from atlas.evidence import text_roles
+    from atlas.wheel.evidence import text_roles
 
     assert text_roles(SimpleNamespace(title=title, summary=summary, values=values)) == expected
 
@@ -567,3 +589,72 @@ def test_api_diffs_are_reused_only_for_the_same_facts(factbase):
     other = enrich(dataclasses.replace(factbase, releases=releases))
     assert diff(other) is not diff(first) and qr(other)["change"] != "214-remove-qr"
     assert qr(enrich(factbase))["change"] == "214-remove-qr"   # and back
+
+
+def test_deprecations_are_read_from_the_python_sources():
+    """Issue 26: a warn with a deprecation category (or words), a @deprecated decorator and a
+    `.. deprecated::` docstring, each with where it is and the replacement its message names."""
+    from atlas.wheel.deprecations import parse, read, write
+
+    src = b'''import warnings
+from typing_extensions import deprecated
+class GradScaler:
+    @deprecated("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` instead.",
+                category=FutureWarning)
+    def __init__(self): pass
+def f(x):
+    warnings.warn(f"f({x}) is deprecated, use torch.g instead", DeprecationWarning)
+def g():
+    warnings.warn("something else happened", UserWarning)
+def h():
+    """Old.
+
+    .. deprecated:: 2.5
+        Use torch.k instead.
+    """
+def quiet():
+    warnings.warn("this path will be removed in 2.9")
+'''
+    files = {"torch/cuda/amp/grad_scaler.py": src,
+             "torch/testing/_internal/common.py": b"import warnings\nwarnings.warn('x is deprecated', DeprecationWarning)\n"}
+    got = read(files)
+    assert [(d.where, d.how, d.category, d.replacement) for d in got] == [
+        ("torch.cuda.amp.grad_scaler.GradScaler.__init__", "decorator", "FutureWarning", "torch.amp.GradScaler('cuda', args...)"),
+        ("torch.cuda.amp.grad_scaler.f", "warn", "DeprecationWarning", "torch.g"),
+        ("torch.cuda.amp.grad_scaler.h", "docstring", "", "torch.k"),
+        ("torch.cuda.amp.grad_scaler.quiet", "warn", "", ""),
+    ]
+    assert got[1].message == "f({}) is deprecated, use torch.g instead"
+    assert parse(write(got, "# header")) == got
+    with pytest.raises(ValueError, match="line 2"):
+        parse("# header\nonly\ttwo\n")
+
+
+def test_each_release_shows_the_deprecations_its_wheel_adds(atlas, factbase):
+    """Every release whose wheel and the wheel before it were read lists what is new, by where
+    it is (not by wording); the oldest says none can be dated."""
+    from atlas.keys import version_key
+
+    read = sorted((p for p in atlas.history if p.deprecations_read), key=lambda p: version_key(p.version))
+    assert len(read) == len(factbase.deprecations) >= 16
+    assert read[0].deprecations_first and not read[0].deprecations
+    for before, p in zip(read, read[1:]):
+        old = {d.key for d in factbase.deprecations[before.wheel.wheel]}
+        assert all(d.key not in old for d in p.deprecations)
+    amp = [d for p in read for d in p.deprecations if d.where.startswith("torch.cuda.amp.")]
+    assert sum(len(p.deprecations) for p in read) > 100
+    assert amp and all(d.replacement.startswith("torch.amp.") for d in amp if d.how == "decorator")
+
+
+def test_a_default_that_flips_is_on_the_page(atlas, real_pages):
+    """Issue 25: torch.onnx.export's dynamo=False -> True in 2.9 (with its parameters reordered) is
+    read from the installed releases and shown on the upgrade page in every language."""
+    from atlas.langs import LANGS
+
+    up = next(u for u in atlas.upgrades if u.slug == "2.8-to-2.9")
+    e = next(e for g in up.api_diff["groups"] for e in g["changed"] + g["default_changed"] if e["name"] == "torch.onnx.export")
+    assert {"param": "dynamo", "old": "False", "new": "True"} in e["defaults"]
+    for lang in LANGS:
+        page = real_pages[lang][f"{lang}/upgrade/2.8-to-2.9.md"]
+        line = next(x for x in page.splitlines() if "torch.onnx.export" in x and "dynamo=" in x)
+        assert "dynamo=False → dynamo=True" in line, (lang, line)

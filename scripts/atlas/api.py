@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .enrich import Atlas
+from .enrich import DIFF_KINDS, Atlas
 from .i18n import text_for
 from .keys import CHANGE_TEXT_EXCLUDE
 from .langs import LANGS
@@ -56,14 +56,16 @@ def _auto_check(v) -> dict[str, Any]:
 
 
 def _api_diff(d) -> Any:
-    """An upgrade's public API diff: added and removed names, changed signatures, each linked."""
+    """An upgrade's public API diff as the two installed releases prove it (enrich.DIFF_KINDS),
+    each name linked; ``unverified``: names one release could not judge, in no kind."""
     if d is None:
         return None
-    out: dict[str, list] = {"added": [], "removed": [], "changed": [], "moved": [], "no_longer_public": []}
+    out: dict[str, list] = {k: [] for k in DIFF_KINDS}
     for g in d["groups"]:
         for what in out:
             out[what] += [{**e, "module": g["module"]} for e in g[what]]
-    return {"from_wheel": d["old_wheel"], "to_wheel": d["new_wheel"], "counts": d["counts"],
+    return {"from_wheel": d["old_wheel"], "to_wheel": d["new_wheel"], "judged_by": "installed releases",
+            "counts": d["counts"], "unverified": d["unverified"],
             **{k: sorted(v, key=lambda e: e["name"]) for k, v in out.items()}}
 
 
@@ -121,6 +123,9 @@ def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
             "metadata": [{"key": r.key, "package": r.label or None, "from": r.old, "to": r.new, "changed": r.changed,
                           "dropped": r.dropped, "added": r.added} for r in up.meta],
             "not_covered_by_sources": up.uncovered_versions,
+            "dropped": [{"what": d.label, "values": _plain(d.values), "from_wheels": d.wheel, "now": d.now or None}
+                        for d in up.dropped_items],
+            "dropped_complete": up.knows_all,
         }
     files = ["releases.json", "changes.json", "faq.json", "errors.json"] + [f"upgrades/{s}.json" for s in upgrades]
     out = {

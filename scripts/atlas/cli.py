@@ -4,7 +4,8 @@
     atlas serve [--lang LANG]         serve on http://127.0.0.1:8000/, rebuilt on every edit
     atlas i18n status|check|...       translations: report, stub, stamp (translate.py)
     atlas provenance                  every locator in its article, every value in its locators
-    atlas evidence [--verify|--check] read the released torch wheels; write or verify the locks (wheels.py)
+    atlas evidence [--verify|--check] read the released torch wheels; write or verify the locks (wheel/extract.py)
+    atlas runtime [--verify] [V...]   install each release, import it, resolve every name (wheel/runtime_lock.py)
     atlas publish-ids                 add new change ids to the ledger of permanent URLs
     atlas feed stamp|check            when each change last changed (data/updated.yaml)
     atlas check code|env ...          does an upgrade break this code or this machine? (atlas_check.py)
@@ -101,9 +102,15 @@ def cmd_provenance(args) -> int:
 
 
 def cmd_evidence(args) -> int:
-    from . import wheels
+    from .wheel import extract
 
-    return wheels.check() if args.check else wheels.run(args.verify)
+    return extract.check() if args.check else extract.run(args.verify)
+
+
+def cmd_runtime(args) -> int:
+    from .wheel import runtime_lock
+
+    return runtime_lock.run(args.versions, verify=args.verify)
 
 
 def cmd_publish_ids(args) -> int:
@@ -186,6 +193,10 @@ def parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--verify", action="store_true", help="fail if any outcome differs from the locks (CI)")
     g.add_argument("--check", action="store_true", help="no download: fail if the locks do not match the data")
+    p = add("runtime", cmd_runtime, "install each torch release into a throwaway venv and resolve every name "
+            "the wheels propose; rewrite data/evidence/runtime-<v>.txt (or --verify)")
+    p.add_argument("versions", nargs="*", metavar="VERSION", help="torch versions of data/wheels.yaml (default: all)")
+    p.add_argument("--verify", action="store_true", help="fail if the installed release differs from its lock (CI)")
     add("publish-ids", cmd_publish_ids, "add new change ids to the ledger of permanent URLs", data=True)
     p = add("feed", cmd_feed, "record when each change last changed (data/updated.yaml)", data=True)
     p.add_argument("action", choices=["stamp", "check"])

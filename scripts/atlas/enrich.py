@@ -26,22 +26,26 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Optional
 
-from .evidence import (
-    Verdict,
-    entry_point_findings,
-    error_verdicts,
-    ident_verdicts,
-    module_of,
-    probe_id,
-    stub_errors,
-    surface_diff,
-    wheel_of,
-)
-from .history import MetaRow, Point, history, meta_diff
 from .keys import version_key
 from .schema import MATRIX_KEYS, Change, Event, Faq, Release, iter_cites
 from .urls import upgrade_slug
 from .validate import FactBase
+from .wheel import (
+    MetaRow,
+    Point,
+    Verdict,
+    entry_point_findings,
+    error_verdicts,
+    history,
+    ident_verdicts,
+    meta_diff,
+    module_path,
+    params_text,
+    probe_id,
+    runtime_diff,
+    stub_errors,
+    wheel_of,
+)
 
 #: Checklist order: what blocks installing first, then code that stops running,
 #: then silent behaviour changes. Within a group, release order then id.
@@ -57,6 +61,17 @@ class MatrixRow:
     changed: bool
     dropped: list = field(default_factory=list)   # items in old list value, not in new
     added: list = field(default_factory=list)
+
+
+@dataclass
+class Dropped:
+    """One thing that leaves in an upgrade: ``label`` is its UI key, ``values`` what left."""
+    label: str
+    values: list
+    wheel: bool = False               # read from the two wheels (else the curated matrix)
+    now: str = ""                     # what replaces it, where one thing replaces another
+    old_glibc: str = ""
+    new_glibc: str = ""
 
 
 @dataclass
@@ -93,6 +108,50 @@ class Upgrade:
     def dropped(self) -> list[MatrixRow]:
         """The matrix rows that lose items (a Python version, a GPU architecture) in this upgrade."""
         return [row for row in self.matrix if row.dropped]
+
+    @property
+    def dropped_items(self) -> list[Dropped]:
+        """Everything the atlas knows to leave in this upgrade: the curated matrices' lost items, and
+        from the two wheels the CPython versions PyPI has no wheel of any more, the platform tag
+        (and the glibc minimum it implies) and the CUDA runtime the default wheel pins."""
+        out = [Dropped("matrix." + r.key, r.dropped) for r in self.dropped]
+        a, b = self.old.wheel, self.new.wheel
+        if a and b:
+            gone = [py for py in a.python_wheels if py not in b.python_wheels]
+            if gone:
+                out.append(Dropped("meta.python_wheels", gone, wheel=True))
+            if a.platform and b.platform and a.platform != b.platform:
+                out.append(Dropped("upgrade.dropped_platform", [a.platform], wheel=True, now=b.platform,
+                                   old_glibc=a.glibc, new_glibc=b.glibc))
+            if a.cuda and a.cuda != b.cuda:
+                out.append(Dropped("upgrade.dropped_cuda", [a.cuda], wheel=True, now=b.cuda or "—"))
+            archs = [x for x in a.cuda_archs or [] if b.cuda_archs is not None and x not in b.cuda_archs]
+            if archs:
+                out.append(Dropped("meta.cuda_archs", archs, wheel=True))
+            if a.cxx11_abi is False and b.cxx11_abi:
+                out.append(Dropped("upgrade.dropped_abi", ["_GLIBCXX_USE_CXX11_ABI=0"], wheel=True))
+        return out
+
+    @property
+    def deprecations(self) -> list[Point]:
+        """The releases on the way whose wheel announces new deprecations, oldest first."""
+        return [p for p in self.steps if p.deprecations]
+
+    @property
+    def deprecations_unread(self) -> list[str]:
+        """The releases on the way whose new deprecations are not known (no wheel read, or no earlier one)."""
+        return [p.version for p in self.steps if not p.deprecations_read or p.deprecations_first]
+
+    @property
+    def none_covered(self) -> bool:
+        """No release on the way has curated facts: the page cannot count breaking changes at all."""
+        return len(self.uncovered) == len(self.steps)
+
+    @property
+    def knows_all(self) -> bool:
+        """Every release on the way has curated facts and both ends have a read wheel: only then may
+        the page say that nothing breaks, or that nothing was dropped."""
+        return not self.uncovered and self.old.wheel is not None and self.new.wheel is not None
 
 
 @dataclass
@@ -263,14 +322,16 @@ def oldest_between(old, new, releases: list) -> list:
 
 #: _api_diff's results in this process, for the links they were made with: {"links": ..., "diffs": {key: diff}}.
 #: A fact base that names the same things gives the same diffs, so a run of the pipeline after the
-#: first (`mkdocs serve`, the fuzz test) only diffs the pairs whose releases or surfaces changed.
+#: first (`mkdocs serve`, the fuzz test) only diffs the pairs whose releases or runtime locks changed.
 _API_DIFFS: dict = {"links": None, "diffs": {}}
+#: The kinds of an API diff, in the order the page lists them (wheel/runtime.py says what each means).
+DIFF_KINDS = ("removed", "moved", "no_longer_public", "changed", "default_changed", "added")
 
 
-def _api_diffs(upgrades: list, surfaces: dict, links: dict[str, list[tuple[str, bool]]], points: list[Point]) -> None:
+def _api_diffs(upgrades: list, runtimes: dict, links: dict[str, list[tuple[str, bool]]], points: list[Point]) -> None:
     """Each upgrade's ``api_diff`` (see _api_diff), reusing this process's earlier results: the key
-    is everything _api_diff reads (the two surfaces and those of the releases between, by identity
-    as evidence.surface_diff keys them, and the changes of those releases); the links reset them."""
+    is everything _api_diff reads (the two runtime locks and those of the releases between, by
+    identity as wheel.runtime_diff keys them, and the changes of those releases); the links reset them."""
     frozen = tuple(sorted((k, tuple(v)) for k, v in links.items()))
     if _API_DIFFS["links"] != frozen:
         _API_DIFFS.update(links=frozen, diffs={})
@@ -278,27 +339,43 @@ def _api_diffs(upgrades: list, surfaces: dict, links: dict[str, list[tuple[str, 
 
     def ident(p: Point) -> tuple:
         w = p.wheel.wheel if p.wheel else None
-        return (p.version, w, id(surfaces[w][1]) if w in surfaces else None, tuple(c.id for c in p.changes))
+        return (p.version, w, id(runtimes[w]) if w in runtimes else None, tuple(c.id for c in p.changes))
     for up in upgrades:
         key = (ident(up.old), ident(up.new), tuple(ident(p) for p in up.steps))
         if key not in diffs:
-            diffs[key] = _api_diff(up.old, up.new, surfaces, links, points)
+            diffs[key] = _api_diff(up.old, up.new, runtimes, links, points)
         up.api_diff = diffs[key]
 
 
-def _api_diff(old: Point, new: Point, surfaces: dict, links: dict[str, list[tuple[str, bool]]],
+def _deprecations(points: list[Point], found: dict[str, list]) -> None:
+    """Each release's deprecations that the wheel before it did not announce (by where and how:
+    the wording of one deprecation may change between releases), in place on the points."""
+    before: Optional[set] = None
+    for p in points:
+        d = found.get(p.wheel.wheel) if p.wheel else None
+        if d is None:
+            before = None
+            continue
+        p.deprecations_read, p.deprecations_total, p.deprecations_first = True, len(d), before is None
+        p.deprecations = [x for x in d if before is not None and x.key not in before]
+        before = {x.key for x in d}
+
+
+def _api_diff(old: Point, new: Point, runtimes: dict, links: dict[str, list[tuple[str, bool]]],
               points: list[Point]) -> Optional[dict]:
-    """Removed, no longer public, moved, changed and added public names between the wheels of two
-    releases, grouped by module, each linked to the change whose data names it (or None: no
-    source mentions it); a removed name gives the first release whose wheel no longer resolves it,
-    a name no longer public the first whose wheel no longer has it public."""
+    """The API diff of two releases as their installed wheels prove it (wheel.runtime_diff: the
+    two ends compared, so a name that leaves and comes back on the way is in no kind), grouped by
+    module, each name linked to the change whose data names it (or None: no source mentions it);
+    a removed name gives the first release on the way whose installed wheel no longer resolves it,
+    a name no longer public the first where it is not public. None when either release has no
+    runtime lock: then nothing is claimed."""
     a = old.wheel.wheel if old.wheel else None
     b = new.wheel.wheel if new.wheel else None
-    if a not in surfaces or b not in surfaces:
+    if a not in runtimes or b not in runtimes:
         return None
-    sa, sb = surfaces[a][1], surfaces[b][1]
-    diff = surface_diff(surfaces, a, b)
-    steps = [p for p in oldest_between(old, new, points) if p.wheel and p.wheel.wheel in surfaces]
+    ra, rb = runtimes[a], runtimes[b]
+    diff = runtime_diff(ra, rb)
+    steps = [p for p in oldest_between(old, new, points) if p.wheel and p.wheel.wheel in runtimes]
     in_steps = {c.id for p in steps for c in p.changes}
 
     def first(key: str, strong_only: bool = False) -> Optional[str]:
@@ -315,39 +392,41 @@ def _api_diff(old: Point, new: Point, surfaces: dict, links: dict[str, list[tupl
         return next((first(p) for p in changed_params or [] if first(p)), None)
 
     def first_without(name: str, resolving: bool) -> str:
-        """The first release on the way whose wheel lacks the name (public, or at all)."""
+        """The first release on the way whose installed wheel lacks the name (at all, or public)."""
         for p in steps:
-            head, names = surfaces[p.wheel.wheel]
-            if name not in names and not (resolving and name in head.get("hidden", ())):
+            rt = runtimes[p.wheel.wheel]
+            if (rt.resolves(name) is False) if resolving else (rt.resolves(name) is not None and not rt.public(name)):
                 return p.version
         return new.version
 
     groups: dict[str, dict] = {}
-    kinds = ("removed", "moved", "no_longer_public", "changed", "added")
-    for what in kinds:
+    for what in DIFF_KINDS:
         for item in diff[what]:
             name = item["name"] if isinstance(item, dict) else item
-            surface = sb if what == "added" else sa
-            g = groups.setdefault(module_of(name, surface), {k: [] for k in kinds})
-            changed_params = item["params_added"] + item["params_removed"] if what == "changed" else None
+            g = groups.setdefault(module_path(name, rb if what == "added" else ra), {k: [] for k in DIFF_KINDS})
+            changed_params = (item["params_added"] + item["params_removed"] if what == "changed"
+                              else [d["param"] for d in item["defaults"]] if what == "default_changed" else None)
             entry = {"name": name, "change": link(name, changed_params) if what != "added" else None}   # added: counted only
             if isinstance(item, dict):
                 entry.update({k: v for k, v in item.items() if k != "name"})
+            if what == "changed":
+                entry["old_params"], entry["new_params"] = params_text(item["old"]), params_text(item["new"])
             if what in ("removed", "moved"):
                 entry["first_without"] = first_without(name, resolving=True)
             elif what == "no_longer_public":
                 entry["first_without"] = first_without(name, resolving=False)
             g[what].append(entry)
     listed = [{"module": m, **g,
-               "shown": len(g["removed"]) + len(g["moved"]) + len(g["no_longer_public"]) + len(g["changed"]),
+               "shown": sum(len(g[k]) for k in DIFF_KINDS if k != "added"),
                "added_short": [e["name"][len(m) + 1:] if e["name"] != m else e["name"] for e in g["added"]]}
               for m, g in sorted(groups.items())]
     for g in listed:
         g["folded"] = g["shown"] > 8            # a long group starts closed
         g["added_few"] = len(g["added"]) <= 6    # few added names are listed; more are only counted
-    return {"old_wheel": a, "new_wheel": b, "counts": {k: len(v) for k, v in diff.items()},
+    return {"old_wheel": a, "new_wheel": b, "counts": {k: len(diff[k]) for k in DIFF_KINDS},
+            "unverified": diff["unverified"],
             "groups": listed, "added_groups": [g for g in listed if g["added"]],
-            "versions": [p.version for p in steps] + [new.version], **diff}   # what first_without can say
+            "versions": [p.version for p in steps] + [new.version], **{k: diff[k] for k in DIFF_KINDS}}
 
 
 #: Change types that explain a public API difference (a feature that merely uses a name does not).
@@ -382,6 +461,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     wheels = fb.wheels
     surfaces = {v: fb.surfaces[v] for v in wheels.versions if v in fb.surfaces}
     points = history(oldest_first, wheels.versions, lock, surfaces)
+    _deprecations(points, fb.deprecations)
     upgrades = []
     for old, new in combinations(points, 2):
         steps = oldest_between(old, new, points)
@@ -417,7 +497,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     stub_errors(idv, erv)
     checks = {c.id: idv.get(c.id, []) + erv.get(c.id, []) for c in all_changes}
     links = _name_links(checks, {c.id: c.type for c in all_changes})
-    _api_diffs(upgrades, surfaces, links, points)
+    _api_diffs(upgrades, fb.runtimes, links, points)
     faq_refs: dict[str, list[tuple[Faq, Release]]] = defaultdict(list)
     for r in newest:
         for q in r.faq:

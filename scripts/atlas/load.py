@@ -35,6 +35,8 @@ class RawData:
     updated: tuple[str, Any] = ("", None)                         # data/updated.yaml: when each change last changed
     gpus: tuple[str, Any] = ("", None)                            # data/gpus.yaml: GPU models -> architecture (env check)
     surfaces: dict[str, tuple[str, str]] = field(default_factory=dict)  # wheel version -> (path, text) of data/evidence/surface-<v>.txt
+    deprecations: dict[str, tuple[str, str]] = field(default_factory=dict)  # wheel version -> (path, text) of data/evidence/deprecations-<v>.tsv
+    runtimes: dict[str, tuple[str, str]] = field(default_factory=dict)  # wheel version -> (path, text) of data/evidence/runtime-<v>.txt
     search: dict[str, Any] = field(default_factory=dict)           # data/search/<name>.yaml: aliases, stopwords
 
 
@@ -125,6 +127,12 @@ def load(data_dir: Path = DATA) -> RawData:
             raw.surfaces[p.name[len("surface-"):-len(".txt")]] = (_rel(p, data_dir), p.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(f"{_rel(p, data_dir)}: -: (whole file): cannot read: {exc}")
+    for prefix, suffix, into in (("runtime-", ".txt", raw.runtimes), ("deprecations-", ".tsv", raw.deprecations)):
+        for p in sorted((data_dir / "evidence").glob(f"{prefix}*{suffix}")):
+            try:
+                into[p.name[len(prefix):-len(suffix)]] = (_rel(p, data_dir), p.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError) as exc:
+                problems.append(f"{_rel(p, data_dir)}: -: (whole file): cannot read: {exc}")
     known = {"sources.yaml", "published_ids.yaml", "wheels.yaml", "evidence.lock.yaml", "glossary.yaml", "claims.yaml",
              "updated.yaml", "gpus.yaml"}
     for p in sorted(data_dir.glob("*.yaml")):

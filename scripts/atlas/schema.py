@@ -403,10 +403,10 @@ class Lock(BaseModel):
 
     wheels: dict[str, dict] = {}
     probes: dict[str, LockEntry] = {}
-    identifiers: dict[str, dict] = {}   # automatic checks from the data (atlas/scan.py)
+    identifiers: dict[str, dict] = {}   # automatic checks from the data (atlas/wheel/scan.py)
     errors: dict[str, dict] = {}
     entry_points: dict[str, Any] = {}
-    registry: dict[str, Any] = {}       # what the installer reports of the registry's files (atlas/wheels.py)
+    registry: dict[str, Any] = {}       # what the installer reports of the registry's files (atlas/wheel/extract.py)
 
 
 class Wheels(Strict):

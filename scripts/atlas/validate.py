@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
-from . import evidence, provenance, search_data
+from . import provenance, search_data
 from .gpus import GpuTable
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
 from .langs import LANGS, SOURCE, TRANSLATED
@@ -55,6 +55,7 @@ from .schema import (
 )
 from .search_data import SearchData
 from .text import bare_numbers, placeholders
+from .wheel import parse_deprecations, parse_runtime, parse_surface
 
 
 @dataclass
@@ -78,6 +79,8 @@ class FactBase:
     surfaces: dict[str, tuple[dict, dict]] = field(default_factory=dict)   # wheel version -> parsed API surface
     updated: dict[str, dict] = field(default_factory=dict)                 # data/updated.yaml: change id -> {updated, hash}
     gpus: Any = None                                                       # data/gpus.yaml: a gpus.GpuTable
+    runtimes: dict[str, Any] = field(default_factory=dict)                 # wheel version -> wheel.runtime.Runtime (installed and imported)
+    deprecations: dict[str, list] = field(default_factory=dict)            # wheel version -> [wheel.deprecations.Deprecation]
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -375,12 +378,19 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
                     claims_file, problems) or {}
     for cid in sorted(set(claims) - change_ids):
         problems.add(claims_file, cid, "(entry)", "no change with this id", knock_on=True)
-    surfaces = {}
-    for version, (file, text) in raw.surfaces.items():
-        try:
-            surfaces[version] = evidence.parse_surface(text)
-        except Exception as exc:  # noqa: BLE001 - a damaged file is a problem with its name, not a traceback
-            problems.add(file, version, "(whole file)", f"not a surface written by `atlas evidence`: {exc}")
+    def per_wheel(files: dict, parse, what: str) -> dict:
+        """{version: parsed} of one kind of file the wheel commands write; a damaged file is a
+        problem with its name, not a traceback."""
+        out = {}
+        for version, (file, text) in files.items():
+            try:
+                out[version] = parse(text)
+            except Exception as exc:  # noqa: BLE001
+                problems.add(file, version, "(whole file)", f"not {what}: {exc}")
+        return out
+    surfaces = per_wheel(raw.surfaces, parse_surface, "a surface written by `atlas evidence`")
+    runtimes = per_wheel(raw.runtimes, parse_runtime, "a runtime lock written by `atlas runtime`")
+    deprecations = per_wheel(raw.deprecations, parse_deprecations, "a deprecation list written by `atlas evidence`")
     updated_file, updated_raw = raw.updated
     updated = _parse(TypeAdapter(dict[str, UpdatedEntry]), updated_raw or {}, updated_file, problems) or {}
     gpus_file, gpus_raw = raw.gpus
@@ -390,7 +400,7 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
         raise DataError(problems)
     return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources,
                     wheels, lock.model_dump() if lock else {}, report, glossary, search, claims, surfaces,
-                    {k: v.model_dump(exclude_none=True) for k, v in updated.items()}, gpus)
+                    {k: v.model_dump(exclude_none=True) for k, v in updated.items()}, gpus, runtimes, deprecations)
 
 
 def _parse_glossary(file: str, data: Any, problems: list[str]) -> list[GlossaryEntry]:

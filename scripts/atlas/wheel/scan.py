@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import ast
 import bisect
+import io
 import re
+import tokenize
 import zipfile
 from pathlib import Path
 from typing import Optional
 
-from .idents import ErrorRef, Ident, template
+from ..idents import ErrorRef, Ident, template
 from .surface import Surface
 
 TEXT_EXT = (".py", ".pyi", ".h", ".hpp", ".cuh")
@@ -45,6 +47,7 @@ class WheelIndex:
         self._libs: dict[str, bytes] = {}
         self._public: Optional[dict[str, str]] = None
         self._last: Optional[dict[str, list[str]]] = None
+        self._prose: dict[str, list[tuple[int, int]]] = {}
 
     # --------------------------------------------------------------- reading
     @property
@@ -134,6 +137,29 @@ class WheelIndex:
                 return self.file_at(i)
             start = i + 1
 
+    def find_word(self, pattern: str) -> Optional[tuple[str, bool]]:
+        """(file, in_code) of ``pattern`` as a word: the first file where it is code (a name, a
+        string, a key: not only a comment or a docstring), else the first file that only mentions
+        it in a comment or docstring (in_code False); None when no text file has it."""
+        text = self.text
+        rx = re.compile(r"(?<![\w.])" + re.escape(pattern) + r"(?!\w)")
+        mention = None
+        for m in rx.finditer(text):
+            f = self.file_at(m.start())
+            if self._in_prose(f, m.start() - self._starts[bisect.bisect_right(self._starts, m.start()) - 1]):
+                mention = mention or f
+                continue
+            return f, True
+        return (mention, False) if mention else None
+
+    def _in_prose(self, file: str, offset: int) -> bool:
+        """Whether ``offset`` of ``file`` is inside a comment or a docstring."""
+        if file not in self._prose:
+            self._prose[file] = _prose_spans(self.file_text(file), file.endswith((".py", ".pyi")))
+        spans = self._prose[file]
+        i = bisect.bisect_right(spans, (offset, float("inf"))) - 1
+        return i >= 0 and spans[i][0] <= offset < spans[i][1]
+
     def find_lib(self, needles: list[bytes], libs=LIBS, strings_only: bool = True, whole: str = "") -> Optional[str]:
         """The first library whose strings contain every needle; ``whole="string"`` asks for a
         complete C string, ``whole="word"`` for a word (no letter, digit or _ around it)."""
@@ -163,6 +189,33 @@ class WheelIndex:
             if f:
                 return f
         return None
+
+
+_C_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def _prose_spans(src: str, python: bool) -> list[tuple[int, int]]:
+    """Sorted (start, end) character spans of the comments and docstrings of a source text: the
+    comments and the string statements of Python (tokenize), or // and /* */ comments of C/C++."""
+    if not python:
+        return [m.span() for m in _C_COMMENT.finditer(src)]
+    lines = src.splitlines(keepends=True)
+    starts = [0]
+    for ln in lines:
+        starts.append(starts[-1] + len(ln))
+
+    def off(pos: tuple[int, int]) -> int:
+        return starts[pos[0] - 1] + pos[1] if pos[0] - 1 < len(starts) else len(src)
+    spans, prev = [], tokenize.NEWLINE
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+            if tok.type == tokenize.COMMENT or tok.type == tokenize.STRING and prev in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.NL):
+                spans.append((off(tok.start), off(tok.end)))
+            if tok.type not in (tokenize.COMMENT,):
+                prev = tok.type
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass        # a file tokenize cannot read to its end: what was read so far counts
+    return sorted(spans)
 
 
 def elf_sections(data: bytes, names: tuple[str, ...]) -> list[tuple[int, int]]:
@@ -267,9 +320,11 @@ def find_ident(w: WheelIndex, ident: Ident) -> Optional[dict]:
                     return _found("parameter", r["file"] if r else "", n)
         needle = ident.param or last
         weak = len(parts) > 1 or bool(ident.param)   # only a word match of part of the name
-        f = w.find_text(needle)
-        if f:
-            return _found("mention" if weak else "text", f)
+        hit = w.find_word(needle)
+        if hit:
+            # in code (a config key, a string the code compares): the feature; only in a comment or
+            # a docstring: a mention, which never shows that the wheel has the thing
+            return _found("mention" if weak else ("code" if hit[1] else "comment"), hit[0])
         lib = w.find_lib([needle.encode()], whole="word")
         return _found("mention" if weak else "library", lib) if lib else None
     return None

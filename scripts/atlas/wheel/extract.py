@@ -9,7 +9,7 @@ In:  data/releases/*.yaml (probes, every identifier value, every error message),
 Out: data/evidence.lock.yaml (wheel file names, sizes, sha256; each probe's outcome; where each
      wheel has each identifier and error message; each entry point and whether its module is in
      the wheel) and data/evidence/surface-<version>.txt (the public API surface of each wheel,
-     keyed by its sha256, see atlas/surface.py). Wheels are cached in
+     keyed by its sha256, see wheel/surface.py). Wheels are cached in
      $ATLAS_WHEEL_CACHE (default .cache/wheels) and fetched from PyPI with
      `pip --isolated download --no-deps`, so a machine-wide pip constraint or mirror does
      not change which file is read. Every message names the command that fixes it.
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import time
@@ -26,10 +27,17 @@ from typing import Optional
 
 import yaml
 
-from .enrich import enrich
+from ..enrich import enrich
+from ..idents import errors, identifiers
+from ..load import ROOT, load
+from ..problems import UsageError
+from ..schema import Wheels
+from ..validate import validate
+from . import deprecations
 from .evidence import (
     LOCK,
     Wheel,
+    deprecations_path,
     evaluate,
     lock_problems,
     probe_hash,
@@ -39,13 +47,8 @@ from .evidence import (
     status_of,
     surface_path,
 )
-from .idents import errors, identifiers
-from .load import ROOT, load
-from .problems import UsageError
 from .scan import WheelIndex, entry_point_report, find_error, find_ident
-from .schema import Wheels
 from .surface import HIDDEN, write_surface
-from .validate import validate
 
 CACHE = Path(os.environ.get("ATLAS_WHEEL_CACHE", ROOT / ".cache" / "wheels"))
 NET_TIMEOUT = 30            # seconds without data before pip gives up on a connection
@@ -136,16 +139,19 @@ def registry(cfg: Wheels, pool) -> dict:
 
 
 def wheel_metadata(path: Path) -> dict:
-    """What the wheel's METADATA says about installing it, and the date its files carry (the
-    time the wheel was built, not when the release was published)."""
+    """What the wheel's METADATA says about installing it, the date its files carry (the time
+    the wheel was built, not when the release was published), and what its binaries were built
+    for (``binaries``)."""
     import zipfile
     from email.parser import Parser
 
     with zipfile.ZipFile(path) as z:
         info = next(i for i in z.infolist() if i.filename.endswith(".dist-info/METADATA"))
         meta = Parser().parsestr(z.read(info).decode("utf-8"))
+        built = binaries(z)
     y, mo, d, h, mi, _ = info.date_time
     return {
+        **built,
         "version": meta.get("Version", ""),
         "requires_python": meta.get("Requires-Python", ""),
         "python_classifiers": [c.rsplit("::", 1)[1].strip() for c in meta.get_all("Classifier") or []
@@ -153,6 +159,32 @@ def wheel_metadata(path: Path) -> dict:
         "requires_dist": list(meta.get_all("Requires-Dist") or []),
         "file_date": f"{y:04d}-{mo:02d}-{d:02d}",
     }
+
+
+#: The GPU architectures torch was compiled for: the string ``torch.cuda.get_arch_list()`` returns,
+#: stored in libtorch_python.so ("sm_50 sm_60 sm_70 ...").
+_ARCH_LIST = re.compile(rb"sm_\d{2,3}[a-z]?(?: sm_\d{2,3}[a-z]?)+")
+
+
+def binaries(z) -> dict:
+    """What the wheel's binaries were built for: ``cuda_archs``, the GPU architectures (the list
+    ``torch.cuda.get_arch_list()`` gives, [] for a build without CUDA), and ``cxx11_abi``, whether
+    its C++ library uses the C++11 ABI (TorchConfig.cmake's ``-D_GLIBCXX_USE_CXX11_ABI=0|1``; with
+    no such flag, the compiler's default, which is the C++11 ABI). A C++ extension must be built
+    with the same ABI."""
+    names = set(z.namelist())
+    archs: Optional[list[str]] = None       # no libtorch_python.so: not known
+    if "torch/lib/libtorch_python.so" in names:
+        archs = []
+        found = _ARCH_LIST.findall(z.read("torch/lib/libtorch_python.so"))
+        if found:
+            archs = max(found, key=len).decode().split()
+    abi = None
+    cmake = "torch/share/cmake/Torch/TorchConfig.cmake"
+    if cmake in names:
+        flag = re.search(r"_GLIBCXX_USE_CXX11_ABI=([01])", z.read(cmake).decode("utf-8", "replace"))
+        abi = flag.group(1) == "1" if flag else True
+    return {"cuda_archs": archs, "cxx11_abi": abi}
 
 
 def sha256(path: Path) -> str:
@@ -170,14 +202,17 @@ def extract(job: tuple) -> dict:
     w = WheelIndex(path)
     names = w.public()
     t1, c1 = time.perf_counter(), time.process_time()
+    found = deprecations.read(path=Path(path))
+    t2 = time.perf_counter()
     out = {
+        "deprecations": found,
         "names": names,
         "metadata": wheel_metadata(Path(path)),
         "identifiers": {i.key: find_ident(w, i) for i in idents},
         "errors": {e.key: find_error(w, e) for e in errs},
         "entry_points": entry_point_report(w),
     }
-    out["times"] = {"surface": t1 - t0, "lookups": time.perf_counter() - t1,
+    out["times"] = {"surface": t1 - t0, "deprecations": t2 - t1, "lookups": time.perf_counter() - t2,
                     "surface_cpu": c1 - c0, "lookups_cpu": time.process_time() - c1}
     return out
 
@@ -264,9 +299,15 @@ def run(verify: bool) -> int:
         "registry": reg,
     }
     surfaces = {v: surface_text(v, paths[v], shas[v], results[v]["names"], hidden[v]) for v in cfg.versions}
+    deps = {v: deprecations.write(results[v]["deprecations"], (
+        f"# torch={v} file={paths[v].name} sha256={shas[v]} deprecations={len(results[v]['deprecations'])}\n"
+        "# Deprecations the wheel's Python sources announce, written by `atlas evidence`; do not edit.\n"
+        "# where, how (warn | decorator | docstring), category, the replacement the message names, message"))
+        for v in cfg.versions}
     for v in cfg.versions:
         tm = results[v]["times"]
-        print(f"torch {v}: {len(results[v]['names'])} public names, {len(hidden[v])} no longer public; surface {tm['surface']:.1f} s "
+        print(f"torch {v}: {len(results[v]['names'])} public names, {len(hidden[v])} no longer public, "
+              f"{len(results[v]['deprecations'])} deprecations ({tm['deprecations']:.1f} s); surface {tm['surface']:.1f} s "
               f"({tm['surface_cpu']:.1f} s CPU), lookups {tm['lookups']:.1f} s ({tm['lookups_cpu']:.1f} s CPU)")
     print(f"{len(probes)} probes: {counts['confirmed']} confirmed, {counts['contradicted']} contradicted; "
           f"{len(idents)} identifiers, {len(errs)} error messages, "
@@ -294,6 +335,9 @@ def run(verify: bool) -> int:
             p = surface_path(v)
             if not p.exists() or p.read_text(encoding="utf-8") != surfaces[v]:
                 problems.append(f"surface of torch {v} differs from {p.relative_to(ROOT)}")
+            p = deprecations_path(v)
+            if not p.exists() or p.read_text(encoding="utf-8") != deps[v]:
+                problems.append(f"deprecations of torch {v} differ from {p.relative_to(ROOT)}")
         for p in problems:
             print(p)
         if problems:
@@ -307,6 +351,7 @@ def run(verify: bool) -> int:
     for v in cfg.versions:
         surface_path(v).parent.mkdir(parents=True, exist_ok=True)
         surface_path(v).write_text(surfaces[v], encoding="utf-8")
+        deprecations_path(v).write_text(deps[v], encoding="utf-8")
     size = LOCK.stat().st_size + sum(surface_path(v).stat().st_size for v in cfg.versions)
     print(f"wrote {LOCK.relative_to(ROOT)} and {len(cfg.versions)} surfaces: {size / 1e6:.2f} MB in total")
     print(evaluate_all(fb, lock, len(jobs)))

@@ -8,7 +8,7 @@ Out: ``Surface``: ``resolve("torch.linalg.qr")`` says whether a dotted name is r
      ``data/evidence/surface-<version>.txt`` and ``atlas.evidence`` diffs between releases.
 
 What is followed: ``def``/``class``/assignments (also inside ``if``/``try``/``with`` at module
-level), ``from .x import y [as z]``, ``import a.b as c``, ``from x import *`` (honouring the
+level), ``from ..x import y [as z]``, ``import a.b as c``, ``from x import *`` (honouring the
 source's ``__all__``), ``__all__`` built with ``=``, ``+=``, ``.append``, ``.extend``, the
 ``for n in dir(mod): globals()[n] = ...`` re-export loop of ``torch/__init__.py``, submodules
 (any ``.py``/``.pyi``/package in the wheel), nested classes and bases defined in the wheel,
@@ -381,7 +381,7 @@ class Surface:
         if parts[0] != ROOT_PACKAGE or ROOT_PACKAGE not in self.modules:
             return None
         # walk from the package down: a name bound in a package wins over its submodule,
-        # as in Python after `from .switch import switch`
+        # as in Python after `from ..switch import switch`
         i, modname = 1, ROOT_PACKAGE
         entry, where = Entry("module", self.modules[modname]), modname
         for part in parts[i:]:

@@ -17,8 +17,8 @@ from typing import Any, Optional
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from .keys import version_key
-from .schema import Release
+from ..keys import version_key
+from ..schema import Release
 
 
 def minor(version: str) -> str:
@@ -69,11 +69,25 @@ class WheelRelease:
     names: int                        # public API names in its surface
     modules: int
     variants: list[str] = field(default_factory=list)   # other builds of this version the registry lists (2.13.0+cpu)
+    cuda_archs: Optional[list[str]] = None               # GPU architectures its binaries hold (torch.cuda.get_arch_list()); None: not read
+    cxx11_abi: Optional[bool] = None                     # its C++ library uses the C++11 ABI (None: not read)
 
     @property
     def platform(self) -> str:
         """The platform tag of the wheel file (manylinux1_x86_64, manylinux_2_28_x86_64)."""
         return self.file[:-len(".whl")].rsplit("-", 1)[-1] if self.file.endswith(".whl") else ""
+
+    @property
+    def glibc(self) -> str:
+        """The glibc minimum the platform tag implies (PEP 513/571/599/600): manylinux1 2.5,
+        manylinux2010 2.12, manylinux2014 2.17, manylinux_X_Y X.Y; "" for another platform."""
+        tag = self.platform
+        legacy = {"manylinux1": "2.5", "manylinux2010": "2.12", "manylinux2014": "2.17"}
+        for k, v in legacy.items():
+            if tag.startswith(k + "_"):
+                return v
+        m = re.match(r"manylinux_(\d+)_(\d+)_", tag)
+        return f"{m.group(1)}.{m.group(2)}" if m else ""
 
     @property
     def size_mb(self) -> float:
@@ -118,6 +132,7 @@ def wheel_release(version: str, lock: dict, surfaces: dict) -> Optional[WheelRel
         entry_points=sorted((ep, info.get("target", "")) for ep, info in eps.items()),
         names=len(names), modules=sum(1 for s in names.values() if s == "module"),
         variants=[v for v in registry.get("versions") or [] if v.startswith(version + "+")],
+        cuda_archs=w.get("cuda_archs"), cxx11_abi=w.get("cxx11_abi"),
     )
 
 
@@ -128,10 +143,20 @@ class Point:
     release: Optional[Release]
     wheel: Optional[WheelRelease]
     previous: Optional[str] = None    # the release before it in the history
+    #: deprecations its wheel announces that the wheel before it did not (wheel.deprecations; enrich sets them)
+    deprecations: list = field(default_factory=list)
+    deprecations_total: int = 0       # every deprecation its wheel announces
+    deprecations_read: bool = False   # its wheel's deprecations were read
+    deprecations_first: bool = False  # read, but no earlier wheel was, so none can be called new
 
     @property
     def changes(self) -> list:
         return self.release.changes if self.release else []
+
+    @property
+    def deprecations_named(self) -> int:
+        """How many of its new deprecations name a replacement."""
+        return sum(1 for d in self.deprecations if d.replacement)
 
     @property
     def curated(self) -> bool:
@@ -179,7 +204,12 @@ def meta_diff(a: Optional[WheelRelease], b: Optional[WheelRelease]) -> list[Meta
 
     rows = [row("requires_python", a.requires_python, b.requires_python),
             row("python_wheels", a.python_wheels, b.python_wheels),
-            row("cuda", a.cuda or None, b.cuda or None)]
+            row("platform", a.platform, b.platform)]
+    if a.cxx11_abi is not None and b.cxx11_abi is not None:      # rows for what both wheels were read for
+        rows.append(row("cxx11_abi", a.cxx11_abi, b.cxx11_abi))
+    rows.append(row("cuda", a.cuda or None, b.cuda or None))
+    if a.cuda_archs is not None and b.cuda_archs is not None:
+        rows.append(row("cuda_archs", a.cuda_archs, b.cuda_archs))
     pa, pb = {p.key: p for p in a.required}, {p.key: p for p in b.required}
     for key in sorted(set(pa) | set(pb)):
         rows.append(row("pin", pa[key].shown if key in pa else None, pb[key].shown if key in pb else None, key))

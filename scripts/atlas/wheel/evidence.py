@@ -20,8 +20,8 @@ from typing import Optional
 
 import yaml
 
-from .load import DATA
-from .schema import Probe, Wheels
+from ..load import DATA
+from ..schema import Probe, Wheels
 
 LOCK = DATA / "evidence.lock.yaml"
 
@@ -127,7 +127,7 @@ def lock_problems(changes, lock: dict) -> list[str]:
 def data_lock_problems(changes, lock: dict, surfaces_dir: Optional[Path] = None) -> list[str]:
     """Why the lock's identifier, error and entry-point observations or the surfaces do not
     describe the current data and wheels (empty when they do)."""
-    from .idents import errors, identifiers
+    from ..idents import errors, identifiers
     from .surface import read_surface
 
     out = []
@@ -161,6 +161,10 @@ def data_lock_problems(changes, lock: dict, surfaces_dir: Optional[Path] = None)
         head = read_surface(p.read_text(encoding="utf-8"))[0]
         if head.get("sha256") != w.get("sha256"):
             out.append(f"torch {v}: {p.name} was extracted from another wheel (sha256 {head.get('sha256')})")
+        d = (surfaces_dir or SURFACES) / f"deprecations-{v}.tsv"
+        first = d.read_text(encoding="utf-8").split("\n", 1)[0] if d.exists() else ""
+        if f"sha256={w.get('sha256')} " not in first + " ":
+            out.append(f"torch {v}: {d.name} is missing or was read from another wheel")
     return out
 
 
@@ -173,15 +177,22 @@ def data_lock_problems(changes, lock: dict, surfaces_dir: Optional[Path] = None)
 SURFACES = DATA / "evidence"
 #: Observations that show the wheel has the thing itself; "mention" (a word match of the last
 #: part of a dotted name) and "elsewhere" (defined, but not reachable under that name) do not.
-PRESENT = {"public", "private", "parameter", "entry_point", "library", "text"}
+PRESENT = {"public", "private", "parameter", "entry_point", "library", "text", "code"}
+#: Observations that show only words: a comment or docstring that names it ("comment"), or a
+#: word match of part of a dotted name ("mention"). Before the release that claims to add the
+#: thing, they make the claim "mentioned before", never "contradicted".
+MENTIONED = {"comment", "mention"}
 
 
 def surface_path(version: str) -> Path:
     return SURFACES / f"surface-{version}.txt"
 
 
+def deprecations_path(version: str) -> Path:
+    return SURFACES / f"deprecations-{version}.tsv"
+
+
 _SURFACES: dict[str, tuple[dict, dict]] = {}
-_DIFFS: dict[tuple, dict] = {}
 
 
 def parse_surface(text: str) -> tuple[dict, dict]:
@@ -198,15 +209,6 @@ def parse_surface(text: str) -> tuple[dict, dict]:
         hidden = frozenset(n for n, sig in names.items() if sig == HIDDEN)   # a stub that only raises counts as gone
         _SURFACES[key] = ({**head, "hidden": hidden}, {n: sig for n, sig in names.items() if not sig.startswith(HIDDEN)})
     return _SURFACES[key]
-
-
-def surface_diff(surfaces: dict[str, tuple[dict, dict]], a: str, b: str) -> dict:
-    """``api_diff`` of the surfaces of wheel versions ``a`` and ``b`` (both in ``surfaces``);
-    computed once per pair of parsed surfaces in a process, like ``parse_surface``."""
-    key = (id(surfaces[a][1]), id(surfaces[b][1]))
-    if key not in _DIFFS:
-        _DIFFS[key] = api_diff(surfaces[a][1], surfaces[b][1], surfaces[b][0].get("hidden", frozenset()))
-    return _DIFFS[key]
 
 
 #: What an English title or summary says a change does to a name. Active verbs claim the first
@@ -279,6 +281,15 @@ def _is_stub(obs, surface: dict) -> bool:
     return bool(obs) and (obs.get("stub") or (obs.get("name") in surface and surface[obs["name"]].endswith(" raises")))
 
 
+def _in_package(name: str, file: str) -> bool:
+    """Whether ``file`` lies in the package of the dotted ``name``'s parent (``torch.mps.Stream``:
+    ``torch/mps/``); a bare name has no package, so no file is in it."""
+    if "." not in name:
+        return False
+    parent = name.rsplit(".", 1)[0].replace(".", "/")
+    return file.startswith(parent + "/") or file == parent + ".py"
+
+
 @dataclass
 class Verdict:
     """One automatic check of a change: an identifier or an error message against the wheels."""
@@ -305,7 +316,7 @@ class Verdict:
 def ident_verdicts(changes, lock: dict, release_of: dict, versions: list[str], claims: dict,
                    surfaces: dict) -> dict[str, list[Verdict]]:
     """{change id: [Verdict]} for every identifier value (idents.py) of every change."""
-    from .idents import identifiers
+    from ..idents import identifiers
 
     entries = lock.get("identifiers") or {}
     out: dict[str, list[Verdict]] = {}
@@ -330,8 +341,14 @@ def ident_verdicts(changes, lock: dict, release_of: dict, versions: list[str], c
         elif role == "added":
             if prev and _present(obs.get(prev)):
                 d.status, d.wheel, d.detail = "contradicted", prev, "already_in"
+            elif prev and (obs.get(prev) or {}).get("how") == "elsewhere" and _in_package(ident.query, obs[prev].get("file", "")):
+                # defined (def/class) in the wheel before, inside the package the name belongs to,
+                # under another path: the feature was there (a Stream class of torch.cuda is not torch.mps's)
+                d.status, d.wheel, d.detail = "contradicted", prev, "already_elsewhere"
             elif not _present(obs.get(rel)):
                 d.status, d.wheel, d.detail = "contradicted", rel, "not_in"
+            elif prev and (obs.get(prev) or {}).get("how") in MENTIONED:
+                d.status, d.wheel, d.detail = "mentioned", prev, "mentioned_before"
             else:
                 d.status, d.wheel, d.detail = "confirmed", rel, "confirmed_added"
         elif role == "removed":
@@ -358,7 +375,7 @@ def ident_verdicts(changes, lock: dict, release_of: dict, versions: list[str], c
 def error_verdicts(changes, lock: dict, release_of: dict, versions: list[str]) -> dict[str, list[Verdict]]:
     """{change id: [Verdict]} for every error message: found as written, worded differently
     in the wheel (the wheel's text is given), not in the wheel, or too short to search."""
-    from .idents import errors, searchable
+    from ..idents import errors, searchable
 
     entries = lock.get("errors") or {}
     out: dict[str, list[Verdict]] = {}
@@ -416,82 +433,3 @@ def entry_point_findings(lock: dict, idents_by_change: dict[str, list[Verdict]])
                 out.append({"wheel": version, "entry": ep, "target": info.get("target", ""),
                             "change": named.get(ep.split(":", 1)[1])})
     return out
-
-
-def api_diff(old: dict[str, str], new: dict[str, str], hidden: frozenset = frozenset()) -> dict[str, list]:
-    """Public names added, removed and with a changed signature between two surfaces.
-    A removed (added) module or class is listed once, not with every name under it.
-
-    Of the public names of ``old`` that ``new`` lacks, ``removed`` keeps those that no longer
-    resolve at all in the new wheel; those in ``hidden`` (they still resolve: they left
-    ``__all__``, or their module went private and still imports them) are ``no_longer_public``,
-    a weaker kind; a removed name whose last part and signature reappear at exactly one new
-    public path is ``moved`` ({"name", "to"})."""
-    def tops(names: set[str]) -> list[str]:
-        keep = []
-        for n in sorted(names, key=lambda n: (n.count("."), n)):
-            parts = n.split(".")
-            if not any(".".join(parts[:i]) in names for i in range(1, len(parts))):
-                keep.append(n)
-        return sorted(keep)
-
-    gone = set(old) - set(new)
-    removed = tops(gone - hidden)
-    no_longer_public = tops(gone & hidden)
-    new_only = set(new) - set(old)
-    added = tops(new_only)
-    by_last: dict[tuple[str, str], list[str]] = {}
-    for n in new_only:
-        by_last.setdefault((n.rsplit(".", 1)[-1], new[n]), []).append(n)
-    moved = []
-    for n in sorted(gone - hidden):     # a member of a removed module may reappear elsewhere
-        to = by_last.get((n.rsplit(".", 1)[-1], old[n]), [])
-        if len(to) == 1 and old[n] != "module":
-            moved.append({"name": n, "to": to[0]})
-    moved_names = {m["name"] for m in moved}
-    removed = tops(gone - hidden - moved_names)
-    def callable_(sig: str) -> bool:
-        return sig.startswith("(") or sig.startswith("class (")
-
-    changed = sorted((n for n in set(old) & set(new) if old[n] != new[n] and callable_(old[n]) and callable_(new[n])),
-                     key=lambda n: (n.count("."), n))
-    seen, items = set(), []
-    for n in changed:        # one object re-exported by several modules is listed once
-        key = (n.rsplit(".", 1)[-1], old[n], new[n])
-        a, b = params(old[n]), params(new[n])
-        if strip_private(old[n]) == strip_private(new[n]):
-            continue         # only a private (_x) parameter changed
-        if key not in seen:
-            seen.add(key)
-            items.append({"name": n, "old": old[n], "new": new[n],
-                          "params_added": [p for p in b if p not in a], "params_removed": [p for p in a if p not in b]})
-    return {"added": added, "removed": removed, "changed": sorted(items, key=lambda d: d["name"]),
-            "no_longer_public": no_longer_public, "moved": moved}
-
-
-def params(sig: str) -> list[str]:
-    """Public parameter names of every overload in a signature written by surface.py."""
-    out = []
-    for m in re.finditer(r"\(([^()]*)\)", sig):
-        for p in m.group(1).split(","):
-            p = p.strip().strip("*=")
-            if p and p != "/" and not p.startswith("_") and p not in out:
-                out.append(p)
-    return out
-
-
-def strip_private(sig: str) -> str:
-    """A signature without its private (``_x``) parameters."""
-    def one(m: re.Match) -> str:
-        kept = [p for p in m.group(1).split(", ") if not p.lstrip("*").startswith("_")]
-        return "(" + ", ".join(kept) + ")"
-    return re.sub(r"\(([^()]*)\)", one, sig)
-
-
-def module_of(name: str, surface: dict[str, str]) -> str:
-    """The longest dotted prefix of ``name`` that is a module in the surface."""
-    parts = name.split(".")
-    for i in range(len(parts) - 1, 0, -1):
-        if surface.get(".".join(parts[:i])) == "module":
-            return ".".join(parts[:i])
-    return parts[0]

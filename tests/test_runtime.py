@@ -1,0 +1,257 @@
+"""The runtime judge: the probe that runs inside an installed release, the runtime lock, and the
+API diff it proves (issue 25).
+
+The probe is run here on a small fake ``torch`` package written to a temporary folder, which has
+each mechanism that fooled the static reader: a name deleted and served again by a module
+``__getattr__``, a re-export from a C-like private module, an instance attribute known only from
+``__init__``, a class listed under two public paths, a stub that only raises, and a default that
+flips. The committed locks are checked against the committed surfaces they were asked about.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from atlas.wheel import parse_runtime, runtime_diff
+from atlas.wheel.probe_runtime import __file__ as PROBE
+from atlas.wheel.runtime import params, params_text, split_params
+
+FAKE_V1 = {
+    "torch/__init__.py": """
+        from . import _C, linalg, utils, optim
+        from .optim import Adam
+        __all__ = ["Adam", "old_fn", "seq", "export", "abstract", "frozen"]
+        def old_fn(x, y=None):
+            return x
+        def seq(x):
+            return x
+        def export(model, dynamo=False):
+            return model
+        def abstract(x):
+            return x
+        def frozen(x):
+            raise TypeError("frozen objects do not support mutation")
+    """,
+    "torch/_C.py": """
+        class _LinAlgError(RuntimeError):
+            pass
+    """,
+    "torch/linalg.py": """
+        from torch._C import _LinAlgError as LinAlgError
+        __all__ = ["LinAlgError", "qr"]
+        def qr(a, mode="reduced"):
+            return a
+    """,
+    "torch/optim/__init__.py": """
+        from .adam import Adam
+        from . import lr_scheduler
+    """,
+    "torch/optim/adam.py": """
+        __all__ = ["Adam"]
+        class Adam:
+            def __init__(self, params, lr=1e-3):
+                self.lr = lr
+            def step(self, closure=None):
+                return closure
+    """,
+    "torch/optim/lr_scheduler.py": """
+        class StepLR:
+            def __init__(self, opt, step_size, gamma=0.1):
+                self.gamma = gamma
+    """,
+    "torch/utils/__init__.py": "from . import cpp_extension\n",
+    "torch/utils/cpp_extension.py": """
+        __all__ = ["BuildExtension", "load"]
+        class BuildExtension:
+            pass
+        def load(name):
+            return name
+    """,
+}
+
+FAKE_V2 = {
+    **FAKE_V1,
+    "torch/__init__.py": """
+        from . import _C, linalg, utils, optim
+        from .optim import Adam
+        __all__ = ["Adam", "export", "abstract", "frozen"]
+        def old_fn(*args, **kwargs):
+            msg = "old_fn was removed; use new_fn"
+            raise RuntimeError(msg)
+        def abstract(x):
+            raise NotImplementedError
+        def frozen(x):
+            msg = "frozen objects do not support mutation"
+            raise TypeError(msg)
+        def export(model, dynamo=True):
+            return model
+        from .optim.adam import Adam as Adam2
+        def _hidden_seq(x):
+            return x
+        seq = _hidden_seq
+    """,
+    "torch/utils/cpp_extension.py": """
+        __all__ = ["BuildExtension", "load"]
+        class BuildExtension:
+            pass
+        _BE = BuildExtension
+        del BuildExtension
+        def load(name):
+            return name
+        def __getattr__(name):
+            if name == "BuildExtension":
+                return _BE
+            raise AttributeError(name)
+    """,
+    "torch/optim/lr_scheduler.py": """
+        class StepLR:
+            def __init__(self, opt, step_size, gamma=0.1):
+                self.gamma = gamma
+                self.last_epoch = -1
+    """,
+}
+
+NAMES = ["torch", "torch.abstract", "torch.frozen", "torch.Adam", "torch.Adam.step", "torch.optim.Adam.step", "torch.optim.adam.Adam",
+         "torch.linalg.LinAlgError", "torch.linalg.qr", "torch.old_fn", "torch.seq", "torch.export",
+         "torch.optim.lr_scheduler.StepLR.gamma", "torch.optim.lr_scheduler.StepLR.momentum",
+         "torch.utils.cpp_extension.BuildExtension", "torch.utils.cpp_extension.load", "torch.nothing",
+         "torch.utils.tensorboard.SummaryWriter"]
+
+
+def _probe(tmp_path: Path, files: dict[str, str], tag: str) -> str:
+    root = tmp_path / tag
+    for rel, src in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(src), encoding="utf-8")
+    (root / "torch" / "utils" / "tensorboard").mkdir(exist_ok=True)
+    (root / "torch" / "utils" / "tensorboard" / "__init__.py").write_text("import tensorboard_not_installed\n")
+    (root / "torch" / "version.py").write_text("")
+    (root / "torch" / "__init__.py").write_text((root / "torch" / "__init__.py").read_text() + f"\n__version__ = '{tag}'\n")
+    names = tmp_path / "names.txt"
+    names.write_text("\n".join(NAMES) + "\n")
+    out = tmp_path / f"runtime-{tag}.txt"
+    subprocess.run([sys.executable, PROBE, str(names), str(out)], check=True, cwd=root,
+                   env={"PYTHONPATH": str(root), "PYTHONHASHSEED": "0"})
+    return out.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def locks(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("runtime")
+    return parse_runtime(_probe(tmp, FAKE_V1, "1.0")), parse_runtime(_probe(tmp, FAKE_V2, "2.0"))
+
+
+def test_probe_resolves_what_the_static_reader_got_wrong(locks):
+    v1, v2 = locks
+    row = v2.rows
+    assert row["torch.utils.cpp_extension.BuildExtension"].state == "public"      # del + module __getattr__
+    assert row["torch.linalg.LinAlgError"].state == "public"                      # re-exported from torch._C
+    assert row["torch.linalg.LinAlgError"].identity == "torch._C:_LinAlgError"
+    assert row["torch.optim.lr_scheduler.StepLR.gamma"].kind == "instance"        # set in __init__ only
+    assert row["torch.optim.lr_scheduler.StepLR.momentum"].state == "absent"
+    assert row["torch.optim.Adam.step"].state == row["torch.Adam.step"].state == "public"   # members under every alias
+    assert row["torch.old_fn"].state == "absent" and row["torch.old_fn"].identity == "stub torch:old_fn"   # "removed"
+    assert row["torch.frozen"].state == "public"        # raises by design: its words do not say it is gone
+    assert row["torch.abstract"].state == "public"      # raising NotImplementedError marks an abstract method, not a removal
+    assert row["torch.seq"].state == "hidden"            # left __all__, still resolves
+    assert row["torch.nothing"].state == "absent"
+    assert row["torch.utils.tensorboard.SummaryWriter"].state == "unknown"
+    assert "tensorboard_not_installed" in row["torch.utils.tensorboard.SummaryWriter"].identity
+    assert v1.rows["torch.export"].signature == "(model, dynamo=False)"
+    assert v2.rows["torch.export"].signature == "(model, dynamo=True)"
+    assert v1.head["torch"] == "1.0" and v2.head["names"] == str(len(NAMES))
+
+
+def test_diff_kinds_mean_what_they_say(locks):
+    v1, v2 = locks
+    d = runtime_diff(v1, v2)
+    assert d["removed"] == ["torch.old_fn"]
+    assert d["no_longer_public"] == ["torch.seq"]     # left __all__, still resolves
+    assert "torch.utils.cpp_extension.BuildExtension" not in d["removed"] + d["no_longer_public"]
+    assert "torch.linalg.LinAlgError" not in d["removed"]
+    assert "torch.optim.lr_scheduler.StepLR.gamma" not in d["removed"]
+    assert [e["name"] for e in d["default_changed"]] == ["torch.export"]
+    assert d["default_changed"][0]["defaults"] == [{"param": "dynamo", "old": "False", "new": "True"}]
+    assert d["unverified"] == 0          # unknown in both: never public anywhere
+
+
+def test_left_all_is_no_longer_public(locks):
+    v1, v2 = locks
+    assert v1.rows["torch.seq"].state == "public"
+    d = runtime_diff(v1, v2)
+    assert "torch.seq" not in d["removed"]
+    assert runtime_diff(v2, v1)["added"] == ["torch.old_fn", "torch.seq"]
+
+
+def _lock(rows: dict[str, tuple]) -> str:
+    return f"# torch=x python=3.11 names={len(rows)}\n" + "".join(
+        "\t".join((n, *r)) + "\n" for n, r in sorted(rows.items()))
+
+
+def test_moved_needs_the_same_object_and_changed_needs_other_parameters():
+    a = parse_runtime(_lock({
+        "torch.a.Foo": ("public", "class", "torch.a:Foo", "(x)"),
+        "torch.a.Bar": ("public", "class", "torch.a:Bar", "(x)"),
+        "torch.b.Foo": ("absent", "", "AttributeError", ""),
+        "torch.c.Bar": ("absent", "", "AttributeError", ""),
+        "torch.f": ("public", "function", "torch:f", "(a, b=1)"),
+        "torch.g": ("public", "function", "torch:g", "(a, b=1)"),
+        "torch.u": ("public", "function", "torch:u", "(a)"),
+        "torch.x": ("public", "module", "torch.x:", ""),
+        "torch.y": ("public", "module", "torch.y:", ""),
+        "torch.x.tree_map": ("public", "function", "torch.utils._pytree:tree_map", "(fn, tree)"),
+        "torch.y.tree_map": ("absent", "", "AttributeError", ""),
+    }))
+    b = parse_runtime(_lock({
+        "torch.a.Foo": ("absent", "", "AttributeError", ""),
+        "torch.a.Bar": ("absent", "", "AttributeError", ""),
+        "torch.b.Foo": ("public", "class", "torch.a:Foo", "(x)"),           # the same object: moved
+        "torch.c.Bar": ("public", "class", "torch.c:Bar", "(x)"),           # same last part, another object: not moved
+        "torch.f": ("public", "function", "torch:f", "(a, *, b=1)"),        # kind changed
+        "torch.g": ("public", "function", "torch:g", "(a, b=1)"),
+        "torch.u": ("unknown", "", "needs yaml", ""),
+        "torch.x": ("public", "module", "torch.x:", ""),
+        "torch.y": ("public", "module", "torch.y:", ""),
+        "torch.x.tree_map": ("absent", "", "AttributeError", ""),
+        "torch.y.tree_map": ("public", "function", "torch.utils._pytree:tree_map", "(fn, tree)"),   # an incidental import
+    }))
+    d = runtime_diff(a, b)
+    assert d["moved"] == [{"name": "torch.a.Foo", "to": "torch.b.Foo"}]
+    assert d["removed"] == ["torch.a.Bar", "torch.x.tree_map"]     # not "moved" to another module's import of it
+    assert [e["name"] for e in d["changed"]] == ["torch.f"]
+    assert d["changed"][0]["defaults"] == []
+    assert d["unverified"] == 1 and "torch.u" not in d["removed"]
+
+
+def test_signature_helpers():
+    assert split_params("(a, b=(1, 2), *, c='x,y', d={1: 2})") == ["a", "b=(1, 2)", "*", "c='x,y'", "d={1: 2}"]
+    # a default the probe cut short leaves a bracket open: the cut ends it
+    assert split_params("(m, *, p=Policy(a=None, b=None, c…, q=None, r=None)") == ["m", "*", "p=Policy(a=None, b=None, c…", "q=None", "r=None"]
+    assert params("(a, /, b=1, *args, c, _p=2, **kw)") == [("a", "pos", None), ("b", "any", "1"), ("args", "*", None),
+                                                          ("c", "kw", None), ("kw", "**", None)]
+    assert params_text("(a, b=1, *, c=None)") == "(a, b=, *, c=)"
+
+
+def test_a_bad_lock_names_its_line():
+    with pytest.raises(ValueError, match="line 3"):
+        parse_runtime("# torch=x\ntorch\tpublic\tmodule\ttorch:\t\ntorch.a\tgone\t\t\t\n")
+    with pytest.raises(ValueError, match="line 1"):
+        parse_runtime("torch\tpublic\tmodule\ttorch:\t\n")
+
+
+def test_committed_locks_answer_every_name_the_surfaces_propose(factbase):
+    """Each runtime lock was asked about exactly the names the committed surfaces propose (a
+    surface rewritten by `atlas evidence` makes the locks stale: rerun `atlas runtime`)."""
+    from atlas.wheel.runtime_lock import names_asked
+
+    asked = set(names_asked(factbase))
+    assert factbase.runtimes, "no runtime lock committed"
+    assert set(factbase.runtimes) == set(factbase.surfaces), "a release has a surface and no runtime lock"
+    for v, rt in factbase.runtimes.items():
+        assert set(rt.rows) == asked, f"runtime-{v}.txt: asked about other names than the surfaces propose"
+        assert rt.head["torch"].split("+")[0] == v
