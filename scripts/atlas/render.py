@@ -34,6 +34,7 @@ from .langs import LANGS
 from .load import ROOT
 from .problems import DataError
 from .urls import DEFAULT_SITE_URL, JS_PATTERNS, absolute_url, md_link, rel_href, url_for
+from .wheel import PRESENT
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 DOCS = ROOT / "docs"
@@ -128,6 +129,7 @@ class Renderer:
     - ``esc(text)``: any text escaped for Markdown and HTML. The filter ``h`` (``{{ x|h }}``): text escaped for a raw
       HTML block (the API diff, which Markdown does not read: rawhtml.py), with no entities for Markdown's characters. ``fence(code, lang)``: a fenced code block.
     - ``raw_start``, ``raw_end``: the comments around such a block (rawhtml.START, rawhtml.END).
+    - ``present_hows``: the observations that show a wheel has the thing itself (wheel.PRESENT).
     - ``md_path(path, to)``: relative ``.md`` file link between two docs pages (MkDocs resolves and checks it).
     - ``page_href(path, to)``: relative directory URL between two pages (for raw ``<a href>``).
     - ``root_href(path, target)``: relative URL from a page to a file at the site root (``api/v1/...``).
@@ -151,6 +153,7 @@ class Renderer:
             number_html=self.number_html, moment_html=self.moment_html, fence=fence, esc=fmt.escape,
             md_path=md_link, page_href=rel_href, root_href=self.root_href, atlas=atlas, pu=fmt.punctuation(lang),
             site_url=self.site_url.rstrip("/") + "/", url_patterns=JS_PATTERNS, raw_start=rawhtml.START, raw_end=rawhtml.END,
+            present_hows=PRESENT,
             abs_url=lambda path: fmt.escape(absolute_url(self.site_url, lang, path)),
         )  # passed to every render; templates import _macros "with context", so macros see them too
 
