@@ -6,6 +6,7 @@ import ast
 import copy
 import dataclasses
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -74,7 +75,7 @@ def test_rules_come_from_the_data_not_typed_twice(rules, factbase):
     assert set(switches) == {"TORCH_DIST_USE_NCCL2", "nccl-legacy"}
     assert all(r["removed_in"] == c["215-nccl-default"].rollback.removed_in for r in switches.values())
     # an API-diff removal no change explains is a rule with change null
-    assert any(r["change"] is None and r["kind"] == "name" and "mkldnn" in r["targets"][0] for r in rules["rules"])
+    assert unexplained_removal(rules, factbase)
 
 
 def test_check_reference_to_a_missing_value_is_a_data_error(factbase):
@@ -88,14 +89,31 @@ def test_check_reference_to_a_missing_value_is_a_data_error(factbase):
 
 
 # --- the Python engine ------------------------------------------------------------------------
-def test_import_resolution(rules, tmp_path):
+def unexplained_removal(rules, factbase, after: str = "") -> tuple[str, str]:
+    """(module, name) of a module-level name that an API-diff rule no change explains says is gone
+    (the installed releases agree: see test_no_breaking_rule_is_contradicted_by_the_installed_target)."""
+    from atlas.keys import version_key
+    from atlas.wheel import wheel_of
+
+    for r in rules["rules"]:
+        if r["change"] is None and r["kind"] == "name" and r["source"] == "api_diff.removed" and \
+                version_key(r["introduced_in"]) > version_key(after or rules["releases"][0]):
+            mod, _, last = r["targets"][0].rpartition(".")
+            before = factbase.runtimes[wheel_of(rules["releases"][0], factbase.wheels.versions)].rows.get(mod)
+            if before is not None and before.kind == "module" and not r.get("back_in"):
+                return mod, last
+    raise AssertionError("no API-diff removal without a change")
+
+
+def test_import_resolution(rules, factbase, tmp_path):
+    mod, last = unexplained_removal(rules, factbase, after="2.13")
     src = ("import torch as th\nfrom torch import qr as q\nfrom torch.autograd import profiler\n"
-           "import torch.utils.mkldnn as mk\n"
-           "a = th.cholesky(x)\nb = q(x)\nwith profiler.profile(use_cuda=True): pass\nmk.MkldnnLinear(l)\n")
+           f"import {mod} as mk\n"
+           f"a = th.cholesky(x)\nb = q(x)\nwith profiler.profile(use_cuda=True): pass\nmk.{last}(l)\n")
     got = hits(rules, tmp_path, src)
     assert (5, "214-remove-cholesky") in got and (6, "214-remove-qr") in got
     assert (7, "214-profiler-use-cuda") in got and (2, "214-remove-qr") in got   # the import itself
-    assert any(line == 8 and rid.startswith("api-diff/name/torch.utils.mkldnn.MkldnnLinear") for line, rid in got)
+    assert any(line == 8 and rid.startswith(f"api-diff/name/{mod}.{last}") for line, rid in got)
 
 
 def test_non_findings(rules, tmp_path):
@@ -226,9 +244,10 @@ def test_exit_codes_and_text(rules_file, tmp_path):
     assert "Exit codes: 0" in help_text and "2 something breaks" in help_text
 
 
-def test_json_shape(rules, rules_file, tmp_path):
+def test_json_shape(rules, factbase, rules_file, tmp_path):
+    mod, last = unexplained_removal(rules, factbase)
     a = tmp_path / "a.py"
-    a.write_text("import torch\nQ, R = torch.qr(A)\nimport torch.utils.mkldnn as m\nm.MkldnnConv2d(c, d)\n", encoding="utf-8")
+    a.write_text(f"import torch\nQ, R = torch.qr(A)\nimport {mod} as m\nm.{last}(c, d)\n", encoding="utf-8")
     (tmp_path / "b.py").write_text("def f(:\n", encoding="utf-8")
     p = run_cli("--rules", rules_file, "code", "--format", "json", "--lang", "ru", str(tmp_path))
     out = json.loads(p.stdout)
@@ -238,7 +257,7 @@ def test_json_shape(rules, rules_file, tmp_path):
     assert set(f) >= {"path", "line", "column", "change", "api", "severity", "title", "fix", "url"}
     assert (f["line"], f["column"], f["change"], f["api"]) == (2, 8, "214-remove-qr", "torch.qr")
     assert "/ru/changes/" in f["url"]
-    assert out["findings"][1]["change"] is None and out["findings"][1]["api"] == "torch.utils.mkldnn.MkldnnConv2d"
+    assert out["findings"][1]["change"] is None and out["findings"][1]["api"] == f"{mod}.{last}"
     assert [s["path"].endswith("b.py") for s in out["skipped"]] == [True]
 
 
@@ -352,3 +371,116 @@ def test_detect_kind():
     assert ac.detect_kind(COLLECT_ENV) == "env"
     assert ac.detect_kind("numpy==1.26.4\ntorch==2.14.1\n") == "env"
     assert ac.detect_kind("import torch\nx = torch.qr(a)\n") == "code"
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 25: a rule that says a name or keyword breaks is one the installed target release agrees
+# with; a name that leaves and comes back on the way does not break an upgrade to where it is back.
+
+def test_no_breaking_rule_is_contradicted_by_the_installed_target(rules, factbase):
+    from atlas.atlas_check import rule_severity
+    from atlas.wheel import wheel_of
+    from atlas.wheel.runtime import params
+
+    versions = factbase.wheels.versions
+    runtime = {r: factbase.runtimes[wheel_of(r, versions)] for r in rules["releases"]
+               if wheel_of(r, versions) in factbase.runtimes}
+    assert len(runtime) == len(rules["releases"])
+    oldest, checked = rules["releases"][0], 0
+    for r in rules["rules"]:
+        if r["kind"] not in ("name", "param"):
+            continue
+        for to in rules["releases"]:
+            if rule_severity(r, oldest, to) != "breaks":
+                continue
+            for t in r["targets"]:
+                row = runtime[to].rows.get(t)
+                if r["kind"] == "name":
+                    assert runtime[to].resolves(t) is not True, f"{r['id']}: {t} resolves in torch {to}"
+                elif row is not None and row.signature:
+                    ps = params(row.signature)
+                    assert not any(p == r["keyword"] and k != "pos" for p, k, _ in ps) and \
+                        not any(k == "**" for _, k, _ in ps), f"{r['id']}: {t} takes {r['keyword']}= in torch {to}"
+                checked += 1
+    assert checked > 100
+
+
+def test_ruff_configs_ban_only_names_gone_from_their_target(rules, factbase):
+    from atlas.rules import ruff_config
+    from atlas.wheel import wheel_of
+
+    banned_somewhere = 0
+    for to in rules["releases"][1:]:
+        rt = factbase.runtimes[wheel_of(to, factbase.wheels.versions)]
+        names = re.findall(r'^"([^"]+)"\.msg = ', ruff_config(rules, to), flags=re.M)
+        banned_somewhere += len(names)
+        assert not [n for n in names if rt.resolves(n) is True], to
+    assert banned_somewhere > 0
+
+
+def test_a_name_that_comes_back_does_not_break_the_upgrade_to_where_it_is_back(rules, tmp_path):
+    from atlas.atlas_check import rule_severity
+
+    back = [r for r in rules["rules"] if r.get("back_in")]
+    assert back, "no rule has a release where its name is back"
+    r = back[0]
+    assert rule_severity(r, rules["releases"][0], r["back_in"][0]) is None
+    assert rule_severity(r, rules["releases"][0], r["introduced_in"]) == "breaks"
+
+
+def test_a_rule_the_installed_release_contradicts_is_dropped_with_its_reason(factbase):
+    """A source says torch.cholesky is gone in 2.14; were the installed 2.14.1 to resolve it, no
+    rule would say it breaks, and rules.json would say why."""
+    from atlas.wheel import wheel_of
+    from atlas.wheel.runtime import Row, Runtime
+
+    v = wheel_of("2.14", factbase.wheels.versions)
+    rt = factbase.runtimes[v]
+    rows = {**rt.rows, "torch.cholesky": Row("public", "function", "torch:cholesky", "(input, upper=False)")}
+    fb = dataclasses.replace(factbase, runtimes={**factbase.runtimes, v: Runtime(rt.head, rows)})
+    got = build_rules(enrich(fb))
+    assert not any("torch.cholesky" in r.get("targets", []) and r["introduced_in"] == "2.14" for r in got["rules"])
+    assert any(d["id"].startswith("214-remove-cholesky/name/") and "still resolves in torch 2.14" in d["reason"]
+               for d in got["dropped"])
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 26: every release's wheel decides its GPU code (torch.cuda.get_arch_list(), read from the
+# wheel) and the driver its CUDA runtime needs (NVIDIA's minor version compatibility), so a Pascal
+# card gets a verdict for every release, and the newest release it can run.
+
+GTX1080 = """PyTorch version: 2.4.1+cu121
+Is debug build: False
+CUDA used to build PyTorch: 12.1
+OS: Ubuntu 22.04.4 LTS (x86_64)
+Python version: 3.10.12 (main, Nov 20 2023, 15:14:05) [GCC 11.4.0] (64-bit runtime)
+Is CUDA available: True
+GPU models and configuration: GPU 0: NVIDIA GeForce GTX 1080
+Nvidia driver version: 535.183.01
+"""
+
+
+def test_env_every_release_judges_the_gpu_from_its_wheel(rules):
+    from atlas.atlas_check import check_env, parse_env
+
+    env = parse_env(GTX1080)
+    verdicts = {to: next(i for i in check_env(rules, env, to, "en") if i["check"] == "gpu_arch")["verdict"]
+                for to in rules["releases"]}
+    assert "unknown" not in verdicts.values(), verdicts
+    assert verdicts["2.7"] == "ok" and verdicts["2.8"] == "blocked" and verdicts["2.9"] == "blocked"
+    driver = {to: next(i for i in check_env(rules, env, to, "en") if i["check"] == "nvidia_driver")["verdict"]
+              for to in rules["releases"]}
+    assert driver["2.9"] == "ok"                       # a CUDA 12 wheel: 525 or newer
+    assert driver["2.11"] == "blocked"                 # the CUDA 13 wheel needs 580
+
+
+def test_env_newest_release_this_machine_can_run(rules, rules_file):
+    from atlas.atlas_check import newest_runnable, parse_env
+
+    n = newest_runnable(rules, parse_env(GTX1080), "en")
+    assert n["release"] == "2.7"                       # the CUDA 12.8 wheel of 2.8 has no Pascal code
+    assert n["blocked_by"]["release"] == "2.8" and [i["check"] for i in n["blocked_by"]["items"]] == ["gpu_arch"]
+    r = run_cli("--rules", str(rules_file), "env", "--to", "2.9", "-", stdin=GTX1080)
+    assert r.returncode == 2 and "newest release this machine can run: 2.7" in r.stdout
+    j = json.loads(run_cli("--rules", str(rules_file), "env", "--format", "json", "-", stdin=GTX1080).stdout)
+    assert j["newest"]["release"] == "2.7"

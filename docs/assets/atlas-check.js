@@ -38,6 +38,7 @@
   }
 
   function ruleSeverity(rule, frm, to) {
+    if (rule.back_in && rule.back_in.indexOf(to) >= 0) return null;   // the name or keyword is back in "to"
     var hit = vcmp(frm, rule.introduced_in) < 0 && vcmp(rule.introduced_in, to) <= 0;
     if (!hit && !(rule.removed_in && vcmp(frm, rule.removed_in) < 0 && vcmp(rule.removed_in, to) <= 0)) return null;
     if (rule.removed_in && vcmp(to, rule.removed_in) >= 0) return "breaks";
@@ -1125,6 +1126,23 @@
   function ccv(s) { return s.split(".").map(Number); }
   function cclt(a, b) { var x = ccv(a), y = ccv(b); for (var i = 0; i < Math.max(x.length, y.length); i++) { var d = (x[i] || 0) - (y[i] || 0); if (d) return d < 0; } return false; }
 
+  function gpuRuns(cc, archs) {
+    var p = cc.split(".");
+    return archs.some(function (a) { var m = /^sm_(\d+)(\d)[a-z]?$/.exec(a); return m && m[1] === p[0] && parseInt(m[2], 10) <= parseInt(p[1], 10); });
+  }
+
+  // the newest release none of whose items is blocked, and what blocks the release after it
+  function newestRunnable(rules, env, lang) {
+    var after = null, rel = rules.releases;
+    for (var i = rel.length - 1; i >= 0; i--) {
+      var items = checkEnvParsed(rules, env, rel[i], lang);
+      var blocked = items.filter(function (x) { return x.verdict === "blocked"; });
+      if (!blocked.length) return { release: rel[i], unknown: items.filter(function (x) { return x.verdict === "unknown" && x.found; }).map(function (x) { return x.check; }), blocked_by: after };
+      after = { release: rel[i], items: blocked.map(function (x) { return { check: x.check, found: x.found, note: x.note, url: x.url }; }) };
+    }
+    return { release: null, unknown: [], blocked_by: after };
+  }
+
   function checkEnvParsed(rules, env, to, lang) {
     var E = rules.env, facts = E.releases[to], links = facts.links, items = [];
     var upto = rules.releases.filter(function (v) { return vcmp(v, to) <= 0; });
@@ -1161,7 +1179,15 @@
     else {
       var rows = env.gpus.map(function (g) { return [g, lookupGpu(g, E.gpus.nvidia)]; });
       var found = rows.map(function (x) { return x[0] + " (" + (x[1] ? "sm_" + x[1].cc.replace(".", "") + ", " + x[1].arch : "not in the table") + ")"; }).join(", ");
-      if (facts.nvidia_min_cc === null) item("gpu_arch", found, "unknown", null, "the atlas has no GPU requirement for " + to);
+      var archs = facts.nvidia_archs;
+      if (archs && archs.length) {
+        // the GPU code the wheel holds: a GPU runs code of its own major version and an equal or lower minor
+        var low = rows.filter(function (x) { return x[1] && !gpuRuns(x[1].cc, archs); });
+        if (low.length) item("gpu_arch", found, "blocked", links.nvidia_min_arch, "the default wheel of " + to + " holds GPU code for " + archs.join(" ") + ", none that runs on sm_" + low[0][1].cc.replace(".", ""));
+        else if (rows.some(function (x) { return !x[1]; })) item("gpu_arch", found, "unknown", null, "a GPU model is not in the table");
+        else item("gpu_arch", found, "ok", links.nvidia_min_arch);
+      }
+      else if (facts.nvidia_min_cc === null) item("gpu_arch", found, "unknown", null, "the atlas has no GPU requirement for " + to);
       else if (rows.some(function (x) { return x[1] && cclt(x[1].cc, facts.nvidia_min_cc); })) item("gpu_arch", found, "blocked", links.nvidia_min_arch, to + " needs " + facts.nvidia_min_arch + " or newer");
       else if (rows.some(function (x) { return !x[1]; })) item("gpu_arch", found, "unknown", null, "a GPU model is not in the table");
       else item("gpu_arch", found, "ok", links.nvidia_min_arch);
@@ -1211,7 +1237,7 @@
     var env = parseEnv(text), items = checkEnvParsed(rules, env, to, lang);
     var fr = env.torch ? releaseOf(env.torch, rules.releases) : [null, "no torch version in the paste"];
     var up = fr[0] && vcmp(fr[0], to) < 0 ? rules.upgrade_url[lang].replace("{old}", fr[0]).replace("{new}", to) : null;
-    return { schema_version: 1, from: fr[0], to: to, torch: env.torch, from_note: fr[1] || null, upgrade_url: up, formats: env.formats, items: items };
+    return { schema_version: 1, from: fr[0], to: to, torch: env.torch, from_note: fr[1] || null, upgrade_url: up, formats: env.formats, items: items, newest: newestRunnable(rules, env, lang) };
   }
 
   function detectKind(text) {

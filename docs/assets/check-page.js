@@ -69,6 +69,16 @@
       out.appendChild(p);
     }
     out.appendChild(ul);
+    if (res.newest) {
+      var n = el("p", { "class": "atlas-check-newest", "data-release": res.newest.release || "" });
+      n.appendChild(el("strong", {}, res.newest.release ? fill(form.dataset.newest, { release: res.newest.release }) : form.dataset.newestNone));
+      var b = res.newest.blocked_by;
+      if (b) {
+        n.appendChild(document.createTextNode(" " + fill(form.dataset.newestBlocked, { release: b.release }) + " "));
+        b.items.forEach(function (i, k) { if (k) n.appendChild(document.createTextNode("; ")); n.appendChild(link(i.url, i.note || i.check)); });
+      }
+      out.appendChild(n);
+    }
     var blocked = res.items.filter(function (i) { return i.verdict === "blocked"; }).length;
     status.textContent = fill(form.dataset.envDone, { n: res.items.length, blocked: blocked });
   }

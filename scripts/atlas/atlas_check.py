@@ -91,8 +91,11 @@ def release_of(version, releases):
 
 
 def rule_severity(rule, frm, to):
-    """The rule's severity for an upgrade from -> to, or None when it does not apply."""
+    """The rule's severity for an upgrade from -> to, or None when it does not apply (also when
+    the installed release ``to`` has the name or keyword back: ``back_in``)."""
     k = vkey
+    if to in rule.get("back_in", ()):
+        return None
     if k(frm) < k(rule["introduced_in"]) <= k(to):
         pass
     elif not (rule.get("removed_in") and k(frm) < k(rule["removed_in"]) <= k(to)):
@@ -1024,6 +1027,34 @@ def ccv(s):
     return tuple(int(x) for x in s.split("."))
 
 
+def gpu_runs(cc, archs):
+    """Whether a GPU of compute capability ``cc`` ("6.1") runs code built for one of ``archs``
+    (["sm_60", "sm_70"]): the same major version, an equal or lower minor."""
+    major, minor = cc.split(".")
+    for a in archs:
+        m = re.match(r"sm_(\d+)(\d)[a-z]?$", a)
+        if m and m.group(1) == major and int(m.group(2)) <= int(minor):
+            return True
+    return False
+
+
+def newest_runnable(rules, env, lang):
+    """The newest release none of whose items is blocked for this machine, and what blocks the
+    release after it: {"release", "blocked_by": {"release", "items"}}; None when every release is
+    blocked. Unknown items do not block: the answer says which items it could not judge."""
+    releases = rules["releases"]
+    after = None
+    for v in reversed(releases):
+        items = check_env(rules, env, v, lang)
+        blocked = [i for i in items if i["verdict"] == "blocked"]
+        if not blocked:
+            return {"release": v, "unknown": [i["check"] for i in items if i["verdict"] == "unknown" and i["found"]],
+                    "blocked_by": after}
+        after = {"release": v, "items": [{"check": i["check"], "found": i["found"], "note": i["note"], "url": i["url"]}
+                                         for i in blocked]}
+    return {"release": None, "unknown": [], "blocked_by": after}
+
+
 def check_env(rules, env, to, lang):
     """Verdicts per item for release ``to``."""
     E = rules["env"]
@@ -1086,7 +1117,21 @@ def check_env(rules, env, to, lang):
         rows = [(g, lookup_gpu(g, E["gpus"]["nvidia"])) for g in gpus]
         found = ", ".join("%s (%s)" % (g, "sm_%s, %s" % (r["cc"].replace(".", ""), r["arch"]) if r else "not in the table")
                           for g, r in rows)
-        if facts["nvidia_min_cc"] is None:
+        archs = facts.get("nvidia_archs")
+        if archs:
+            # the GPU code the wheel holds (torch.cuda.get_arch_list()): a GPU runs code built for
+            # its own major version and an equal or lower minor (sm_60 code runs on sm_61)
+            low = [g for g, r in rows if r and not gpu_runs(r["cc"], archs)]
+            if low:
+                cc = next(r["cc"] for g, r in rows if g == low[0] and r)
+                item("gpu_arch", found, "blocked", links.get("nvidia_min_arch"),
+                     "the default wheel of %s holds GPU code for %s, none that runs on sm_%s"
+                     % (to, " ".join(archs), cc.replace(".", "")))
+            elif any(r is None for _, r in rows):
+                item("gpu_arch", found, "unknown", note="a GPU model is not in the table")
+            else:
+                item("gpu_arch", found, "ok", links.get("nvidia_min_arch"))
+        elif facts["nvidia_min_cc"] is None:
             item("gpu_arch", found, "unknown", note="the atlas has no GPU requirement for %s" % to)
         else:
             low = [g for g, r in rows if r and ccv(r["cc"]) < ccv(facts["nvidia_min_cc"])]
@@ -1289,10 +1334,11 @@ def main_env(args, rules, parser, out):
     if frm and vkey(frm) < vkey(to):
         upgrade = rules["upgrade_url"][args.lang].replace("{old}", frm).replace("{new}", to)
     code = EXIT_BREAKS if any(i["verdict"] == "blocked" for i in items) else EXIT_OK
+    newest = newest_runnable(rules, env, args.lang)
     if args.format == "json":
         out.write(json.dumps({"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "torch": env["torch"],
                               "from_note": note or None, "upgrade_url": upgrade, "formats": env["formats"],
-                              "items": items}, ensure_ascii=False, indent=1) + "\n")
+                              "items": items, "newest": newest}, ensure_ascii=False, indent=1) + "\n")
     else:
         out.write("%s env: torch %s -> %s%s\n" % (TOOL, env["torch"] or "?", to, (" (%s)" % note) if note else ""))
         if upgrade:
@@ -1303,7 +1349,23 @@ def main_env(args, rules, parser, out):
                 out.write("    %s\n" % i["note"])
             if i["change"]:
                 out.write("    %s: %s\n" % (i["title"], i["url"]))
+        out.write(newest_text(newest) + "\n")
     return code
+
+
+def newest_text(newest):
+    """One paragraph: the newest release this machine can run, and why not the one after it."""
+    if newest["release"] is None:
+        b = newest["blocked_by"]
+        return "newest release this machine can run: none known here (even %s is blocked: %s)" % (
+            b["release"], "; ".join(i["note"] or i["check"] for i in b["items"]))
+    out = "newest release this machine can run: %s" % newest["release"]
+    if newest["unknown"]:
+        out += " (not judged: %s)" % ", ".join(newest["unknown"])
+    b = newest["blocked_by"]
+    if b:
+        out += "\n    %s is blocked: %s" % (b["release"], "; ".join(i["note"] or i["check"] for i in b["items"]))
+    return out
 
 
 def main(argv=None, out=None):

@@ -3,7 +3,8 @@
 In:  ``data/gpus.yaml``, read by ``load.py`` and validated with ``GpuTable`` by ``validate.py``
      (``FactBase.gpus``).
 Out: ``GpuTable``: NVIDIA models with compute capability and generation, AMD models and PCI
-     ids with their gfx target, each citing one of the table's ``sources``. ``rules.py`` puts the
+     ids with their gfx target, the oldest driver for each CUDA major version, each citing one
+     of the table's ``sources``. ``rules.py`` puts the
      table into the checker's rules, so ``atlas_check.py`` needs no data files.
 """
 from __future__ import annotations
@@ -52,6 +53,17 @@ class AmdPciIds(Strict):
     source: str
 
 
+class CudaDriver(Strict):
+    """The oldest NVIDIA driver branch that runs a CUDA runtime of one major version under
+    NVIDIA's minor version compatibility: the rule for the pip wheels, which bundle their own
+    CUDA runtime (JIT compilation of PTX needs the newer driver of the toolkit itself)."""
+    cuda: str = Field(pattern=r"^\d+$")
+    min_driver: str = Field(pattern=r"^\d+$")
+    rule: str = "minor-version-compatibility"
+    source: str
+    locator: str = Field(min_length=3)
+
+
 def words(name: str) -> list[str]:
     """The words of a GPU name as the checker compares them: upper case, split at spaces,
     hyphens, slashes and brackets, without the vendor words (NVIDIA, AMD)."""
@@ -64,15 +76,17 @@ class GpuTable(Strict):
     nvidia: list[NvidiaGpu] = []
     amd: list[AmdGpu] = []
     amd_pci_ids: list[AmdPciIds] = []
+    cuda_drivers: list[CudaDriver] = []
 
     @model_validator(mode="after")
     def _consistent(self) -> GpuTable:
         known = {s.id for s in self.sources}
         arches = {a.name: a for a in self.nvidia_architectures}
         problems = []
-        for row in [*self.nvidia_architectures, *self.nvidia, *self.amd, *self.amd_pci_ids]:
+        for row in [*self.nvidia_architectures, *self.nvidia, *self.amd, *self.amd_pci_ids, *self.cuda_drivers]:
             if row.source not in known:
-                problems.append(f"{getattr(row, 'model', None) or getattr(row, 'name', None) or row.chip}: unknown source {row.source!r}")
+                label = getattr(row, "model", None) or getattr(row, "name", None) or getattr(row, "chip", None) or f"CUDA {row.cuda}"
+                problems.append(f"{label}: unknown source {row.source!r}")
         ccs = [tuple(map(int, a.compute_capability.split("."))) for a in self.nvidia_architectures]
         if ccs != sorted(ccs):
             problems.append("nvidia_architectures: not in order of compute capability")

@@ -1,7 +1,7 @@
 """The code and environment checker's rules (issue 19), generated from the fact base.
 
 In:  a validated ``FactBase`` (``validate(load())``), the committed API surfaces of the wheels
-     (``data/evidence/surface-<v>.txt``, diffed by ``evidence.surface_diff``, linked to changes
+     (``data/evidence/runtime-<v>.txt``, diffed by ``wheel.runtime_diff``, linked to changes
      by ``enrich``) and ``data/gpus.yaml``.
 Out: ``build_rules(fb)``: one JSON-able dict (``schema_version: 1``) that both engines read,
      ``scripts/atlas/atlas_check.py`` and ``docs/assets/atlas-check.js``;
@@ -30,7 +30,6 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
-from .evidence import claim_roles, wheel_of
 from .gpus import words
 from .i18n import text_for
 from .idents import ALIASES, classify
@@ -39,6 +38,7 @@ from .langs import LANGS
 from .problems import DataError
 from .text import punctuation, render_plain
 from .urls import DEFAULT_SITE_URL, upgrade_slug, url_for
+from .wheel import claim_roles, wheel_of
 
 SCHEMA_VERSION = 1
 CHECKER = Path(__file__).resolve().parent / "atlas_check.py"
@@ -72,8 +72,13 @@ class _Builder:
         self.by_last: dict[str, list[str]] = {}
         for n in set().union(*self.surfaces.values()):   # each name once, not once per surface
             self.by_last.setdefault(n.rsplit(".", 1)[-1], []).append(n)
+        #: what each release installed and imported says of a name (wheel.runtime): the judge of every "breaks"
+        self.runtimes = {p.version: fb.runtimes[self.wheel[p.version]] for p in self.points
+                         if self.wheel.get(p.version) in fb.runtimes}
         self.rules: list[dict] = []
         self.problems: list[str] = []
+        #: rules not written because the installed release contradicts them: {"id", "reason"}
+        self.dropped: list[dict] = []
 
     # --- texts ------------------------------------------------------------------------
     def plain(self, key: str, lang: str) -> str:
@@ -137,8 +142,60 @@ class _Builder:
         return [name] + same
 
     # --- rules ------------------------------------------------------------------------
+    # --- what the installed releases say ----------------------------------------------------
+    def resolves(self, name: str, release: str) -> Optional[bool]:
+        """Whether ``name`` resolves in ``release`` installed (None: no lock, or it could not judge)."""
+        rt = self.runtimes.get(release)
+        return rt.resolves(name) if rt else None
+
+    def accepts(self, callee: str, keyword: str, release: str) -> Optional[bool]:
+        """Whether ``callee`` in ``release`` installed takes ``keyword`` (by name or through ``**kw``)."""
+        from .wheel.runtime import params
+        rt = self.runtimes.get(release)
+        row = rt.rows.get(callee) if rt else None
+        if row is None or row.state not in ("public", "hidden") or not row.signature:
+            return None
+        ps = params(row.signature)
+        return any(p == keyword and k != "pos" for p, k, _ in ps) or any(k == "**" for _, k, _ in ps)
+
+    def aliases(self, name: str, release: str) -> set[str]:
+        """The other public paths of the object ``name`` is in ``release`` installed (same module:qualname)."""
+        rt = self.runtimes.get(release)
+        row = rt.rows.get(name) if rt else None
+        if row is None or not row.identity:
+            return set()
+        return set(rt.paths.get(row.identity, ())) - {name}
+
+    def later(self, release: str) -> list[str]:
+        return [p.version for p in self.points if version_key(p.version) > version_key(release)]
+
+    def confirm(self, kind: str, release: str, severity: str, removed_in: Optional[str], match: dict) -> Optional[str]:
+        """Why the installed releases contradict a rule that says a name or keyword breaks (None: they
+        do not). Drops the targets that still resolve (or still take the keyword) in ``release`` and
+        sets ``back_in``: the later releases where every target is back, where the rule does not apply."""
+        breaks = severity == "breaks" or bool(removed_in)
+        if not breaks or kind not in ("name", "param"):
+            return None
+        when = removed_in or release
+        if kind == "name":
+            kept = [t for t in match["targets"] if self.resolves(t, when) is not True]
+            if not kept:
+                return f"{', '.join(match['targets'])} still resolves in torch {when}"
+            match["targets"] = kept
+            back = [v for v in self.later(when) if all(self.resolves(t, v) is True for t in kept)]
+        else:
+            kw = match["keyword"]
+            kept = [t for t in match["targets"] if self.accepts(t, kw, when) is not True]
+            if not kept:
+                return f"{', '.join(match['targets'])} still takes {kw}= in torch {when}"
+            match["targets"] = kept
+            back = [v for v in self.later(when) if all(self.accepts(t, kw, v) is True for t in kept)]
+        if back:
+            match["back_in"] = back
+        return None
+
     def add(self, kind: str, change: Optional[str], release: str, severity: str, texts: dict, *,
-            removed_in: Optional[str] = None, source: str, **match: Any) -> dict:
+            removed_in: Optional[str] = None, source: str, **match: Any) -> Optional[dict]:
         key = match.get("targets") or [match.get("target")]
         rid = f"{change or 'api-diff'}/{kind}/{key[0]}"
         if kind == "param":
@@ -149,6 +206,10 @@ class _Builder:
             rid += f"/{match['how']}"
         if any(r["id"] == rid for r in self.rules):
             return next(r for r in self.rules if r["id"] == rid)
+        why = self.confirm(kind, release, severity, removed_in, match)
+        if why:
+            self.dropped.append({"id": rid, "reason": why})
+            return None
         rule = {"id": rid, "change": change, "kind": kind, "introduced_in": release, "removed_in": removed_in,
                 "severity": severity, "source": source, **match, **texts}
         self.rules.append(rule)
@@ -261,9 +322,8 @@ class _Builder:
         for rel, up in steps.items():
             for g in (up.api_diff or {}).get("groups", []):
                 for e in g["changed"]:
-                    for p in e["params_removed"]:
-                        names = {e["name"]} | {n for n, s in self.named(e["name"].rsplit(".", 1)[-1])
-                                               if s[n] == e["old"] and s.get(e["name"]) == e["old"] and "._" not in n}
+                    for p in e["params_removed"] if not e.get("accepts_any_keyword") else ():
+                        names = {e["name"]} | self.aliases(e["name"], rel)
                         param_removals.setdefault((rel, p), set()).update(names)
                         param_links.setdefault((rel, p, e["name"]), e["change"])
         for r in self.fb.releases:
@@ -282,7 +342,7 @@ class _Builder:
                              api_diff={"what": "removed", "name": e["name"], "from_wheel": up.api_diff["old_wheel"],
                                        "to_wheel": up.api_diff["new_wheel"]})
                 for e in g["changed"]:
-                    for p in e["params_removed"]:
+                    for p in e["params_removed"] if not e.get("accepts_any_keyword") else ():
                         link = e["change"]
                         if link and any(x["kind"] == "param" and x["change"] == link and x["keyword"] == p for x in self.rules):
                             continue
@@ -309,6 +369,7 @@ class _Builder:
             "upgrade_url": {lang: self.url(lang, "upgrade/{old}-to-{new}/") for lang in LANGS},
             "rules": sorted(self.rules, key=lambda r: (version_key(r["introduced_in"]), r["id"])),
             "not_checked": not_checked,
+            "dropped": sorted(self.dropped, key=lambda d: d["id"]),
             "env": env,
         }
 
@@ -368,17 +429,26 @@ class _Builder:
                 "rocm_dropped_targets": val("rocm_dropped_targets"), "macos_min_mps": val("macos_min_mps"),
                 "links": links,
             }
+        drivers = {d.cuda: d.min_driver for d in table.cuda_drivers}
         for pt in self.points:
+            w = pt.wheel
             if pt.version in releases:
+                # the GPU code of its wheel (torch.cuda.get_arch_list()) decides the architecture exactly
+                releases[pt.version]["nvidia_archs"] = list(w.cuda_archs) if w and w.cuda_archs else None
                 continue
-            # known from its wheel alone: the CPython versions the registry has wheels for; nothing else is stated
-            pys = sorted((v for v in (pt.wheel.python_wheels if pt.wheel else []) if v.replace(".", "").isdigit()),
+            # known from its wheel alone: the CPython versions the registry has wheels for, the GPU
+            # architectures its binaries hold, and the driver its CUDA runtime needs (NVIDIA's minor
+            # version compatibility, data/gpus.yaml); nothing else is stated
+            pys = sorted((v for v in (w.python_wheels if w else []) if v.replace(".", "").isdigit()),
                          key=version_key)   # 3.13t, the free-threaded build, is not a bound of the range
+            cuda_major = w.cuda.split(".")[0] if w and w.cuda else None
             releases[pt.version] = {
                 "python_min": pys[0] if pys else None, "python_max": pys[-1] if pys else None,
-                "python_free_threaded": None, "nvidia_min_driver": None, "nvidia_min_arch": None,
-                "nvidia_min_cc": None, "cuda_wheels": None, "cuda_dropped_wheels": None, "rocm_wheels": None,
+                "python_free_threaded": None, "nvidia_min_driver": drivers.get(cuda_major), "nvidia_min_arch": None,
+                "nvidia_min_cc": None, "nvidia_archs": list(w.cuda_archs) if w and w.cuda_archs else None,
+                "cuda_wheels": None, "cuda_dropped_wheels": None, "rocm_wheels": None,
                 "rocm_dropped_wheels": None, "rocm_dropped_targets": None, "macos_min_mps": None, "links": {},
+                "wheel_cuda": w.cuda if w else None,
             }
         return {
             "releases": releases,
@@ -422,6 +492,8 @@ def standalone_script(rules: dict) -> str:
 
 def _applies(rule: dict, from_v: str, to_v: str) -> bool:
     k = version_key
+    if to_v in rule.get("back_in", ()):
+        return False
     hit = k(from_v) < k(rule["introduced_in"]) <= k(to_v)
     return hit or bool(rule.get("removed_in") and k(from_v) < k(rule["removed_in"]) <= k(to_v))
 

@@ -38,7 +38,7 @@ HAS_OLD_CHOLESKY = hasattr(torch, "cholesky")
 def mkldnn_conv2d(conv):
     """Wrap a Conv2d for oneDNN inference when the class still exists."""
     try:
-        cls = torch.utils.mkldnn.MkldnnConv2d  # expect: name api-diff:torch.utils.mkldnn.MkldnnConv2d
+        cls = torch.utils.mkldnn.MkldnnConv2d
     except AttributeError:
         warnings.warn("MkldnnConv2d is not available; using to_mkldnn instead")
         return torch.utils.mkldnn.to_mkldnn(conv)

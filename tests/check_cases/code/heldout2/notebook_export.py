@@ -70,7 +70,7 @@ plt.title("d clamp(x) / dx")
 
 # CPU inference with the oneDNN (mkldnn) layout
 lin = torch.nn.Linear(256, 256).eval()
-fast = mkldnn_utils.MkldnnLinear(lin, torch.float)  # expect: name api-diff:torch.utils.mkldnn.MkldnnLinear
+fast = mkldnn_utils.MkldnnLinear(lin, torch.float)
 model = mkldnn_utils.to_mkldnn(torch.nn.Sequential(torch.nn.Linear(256, 10)).eval())
 x = torch.randn(32, 256)
 with torch.no_grad():

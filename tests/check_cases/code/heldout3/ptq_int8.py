@@ -13,7 +13,7 @@ import torch
 import torch.ao.quantization as tq
 import torch.nn as nn
 from torch.utils import mkldnn as mkldnn_utils
-from torch.utils.mkldnn import MkldnnBatchNorm  # expect: name api-diff:torch.utils.mkldnn.MkldnnBatchNorm
+from torch.utils.mkldnn import MkldnnBatchNorm
 
 
 def per_channel_symmetric(w: torch.Tensor, bits: int = 8):
@@ -40,9 +40,9 @@ def to_onednn(model: nn.Module) -> nn.Module:
     model = copy.deepcopy(model).eval()
     for name, child in list(model.named_children()):
         if isinstance(child, nn.Linear):
-            setattr(model, name, mkldnn_utils.MkldnnLinear(child, torch.float32))  # expect: name api-diff:torch.utils.mkldnn.MkldnnLinear
+            setattr(model, name, mkldnn_utils.MkldnnLinear(child, torch.float32))
         elif isinstance(child, nn.BatchNorm2d):
-            setattr(model, name, MkldnnBatchNorm(child))  # expect: name api-diff:torch.utils.mkldnn.MkldnnBatchNorm
+            setattr(model, name, MkldnnBatchNorm(child))
         else:
             setattr(model, name, to_onednn(child))
     return model

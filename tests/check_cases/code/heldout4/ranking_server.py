@@ -41,7 +41,7 @@ def to_onednn(model: nn.Module) -> nn.Module:
     """Replace nn.Linear children with oneDNN-backed linears (CPU hosts only)."""
     for name, child in model.named_children():
         if isinstance(child, nn.Linear):
-            setattr(model, name, mkldnn_utils.MkldnnLinear(child, torch.float32))  # expect: name api-diff:torch.utils.mkldnn.MkldnnLinear
+            setattr(model, name, mkldnn_utils.MkldnnLinear(child, torch.float32))
         else:
             to_onednn(child)
     return model

@@ -7,7 +7,7 @@ import torch.distributed.checkpoint as dcp
 
 
 def to_mkldnn_conv(conv):
-    return mkldnn.MkldnnConv2d(conv, torch.float32)  # expect: name api-diff:torch.utils.mkldnn.MkldnnConv2d
+    return mkldnn.MkldnnConv2d(conv, torch.float32)
 
 
 def loss_fn(logits, target):
