@@ -226,3 +226,48 @@ def test_wording_many_of_our_own_texts_share_is_vocabulary_not_a_copy():
     """An n-gram more than df_max of our texts use (a term of the site) does not count as copied."""
     copy = "Разработчики переписали бэкенд целиком, теперь он принимает группы процессов на лету."
     assert _near(copy, OTHERS) and not _near(copy, [copy] * 4)
+
+
+def _add_web_source(data) -> None:
+    """An official web page as a second source of the tiny release (issue 26)."""
+    doc = yaml.safe_load((data / "sources.yaml").read_text(encoding="utf-8"))
+    doc["sources"].append({"id": "tiny-web", "url": "https://pytorch.org/blog/tiny-9-1/", "language": "en",
+                           "description": "the project's blog", "form": "release announcement",
+                           "published": dt.date(2027, 1, 10), "about": "9.1", "contribution": "The announcement."})
+    (data / "sources.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+
+
+def test_a_web_locator_is_listed_as_not_re_verifiable_never_counted_as_found(tiny):
+    data, arts = tiny
+    _add_web_source(data)
+    edit(data / "releases" / "9.1.yaml", '      - {source: tiny-a, locator: "goes away in 9.2"}\n',
+         '      - {source: tiny-a, locator: "goes away in 9.2"}\n      - {source: tiny-web, locator: "sample is gone now"}\n')
+    report = validate(load(data), arts).provenance
+    assert report.locators == 4                         # the article's locators only
+    assert report.offline == [f"{F91}: 91-sample: sources.2: tiny-web https://pytorch.org/blog/tiny-9-1/ "
+                              "«sample is gone now»"]
+    r = subprocess.run([sys.executable, "-m", "atlas", "provenance", "--sources", str(arts), "--data", str(data)],
+                       capture_output=True, text=True, env=atlas_env(ROOT))
+    assert "1 locators quote official web pages and are not re-verifiable offline:" in r.stdout, r.stdout + r.stderr
+    assert "tiny-web https://pytorch.org/blog/tiny-9-1/" in r.stdout
+
+
+def test_a_value_cited_only_by_a_web_page_must_still_be_in_its_locator(tiny):
+    data, arts = tiny
+    _add_web_source(data)
+    edit(data / "releases" / "9.1.yaml", '{source: tiny-a, locator: "goes away in 9.2"}',
+         '{source: tiny-web, locator: "the switch goes away soon"}')
+    found = problems(data, arts)
+    assert any(p.startswith(f"{F91}: 91-sample: values.removed_in: value 9.2 not found in any cited locator")
+               for p in found), found
+
+
+def test_a_web_source_url_must_be_https_without_markup(tiny):
+    data, _ = tiny
+    _add_web_source(data)
+    text = (data / "sources.yaml").read_text(encoding="utf-8").replace("https://pytorch.org/blog/tiny-9-1/",
+                                                                       "javascript:alert(1)")
+    (data / "sources.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        validate(load(data))
+    assert any("tiny-web: url:" in p for p in info.value.problems), info.value.problems

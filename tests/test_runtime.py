@@ -255,3 +255,49 @@ def test_committed_locks_answer_every_name_the_surfaces_propose(factbase):
     for v, rt in factbase.runtimes.items():
         assert set(rt.rows) == asked, f"runtime-{v}.txt: asked about other names than the surfaces propose"
         assert rt.head["torch"].split("+")[0] == v
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 26: a curated change's `wheel:` claims are judged by the committed locks; one they
+# contradict stops the build with the file, the change and the claim.
+
+def test_wheel_claims_judge_each_kind_and_can_fail():
+    from atlas.schema import WheelClaim
+    from atlas.wheel import judge, parse_runtime
+    from atlas.wheel.deprecations import Deprecation
+
+    head = "# torch={v} python=3.11.7 names=1 public=1 unknown=0\n"
+    rt = {"9.0.0": parse_runtime(head.format(v="9.0.0") + "torch.f\tpublic\tfunction\ttorch:f\t(a, *, flag=False)\n"),
+          "9.1.0": parse_runtime(head.format(v="9.1.0") + "torch.f\tpublic\tfunction\ttorch:f\t(a, *, flag=True)\n"
+                                 "torch.g\tpublic\tfunction\ttorch:g\t(a)\n")}
+    warn = Deprecation("torch.mod.h", "warn", "FutureWarning", "torch.g", "`torch.mod.h` is deprecated, use torch.g")
+    deps = {"9.0.0": [], "9.1.0": [warn]}
+
+    def verdict(**kw):
+        return judge(WheelClaim(**kw), "9.1.0", "9.0.0", rt, deps)
+
+    assert verdict(kind="default", name="torch.f", param="flag", default="True").ok
+    assert (verdict(kind="default", name="torch.f", param="flag", default="True").was) == "False"
+    bad = verdict(kind="default", name="torch.f", param="flag", default="False")
+    assert not bad.ok and bad.why == "torch 9.1.0 gives torch.f(flag=True)"
+    assert verdict(kind="warns", name="torch.mod.h").ok
+    assert verdict(kind="warns", name="torch.mod.h").shown.startswith("`torch.mod.h` is deprecated")
+    assert not verdict(kind="warns", name="torch.mod.h", contains="removed").ok
+    assert not verdict(kind="stops_warning", name="torch.mod.h").ok      # it starts, it does not stop
+    assert verdict(kind="resolves", name="torch.g").ok and not verdict(kind="absent", name="torch.g").ok
+    assert not verdict(kind="resolves", name="torch.nothing").ok
+
+
+def test_a_contradicted_wheel_claim_stops_the_build_naming_file_change_and_claim(data_copy):
+    from atlas.load import load
+    from atlas.problems import DataError
+    from atlas.validate import validate
+
+    assert validate(load(data_copy)).confirmations["29-onnx-dynamo-default"][0].ok
+    f = data_copy / "releases" / "2.9.yaml"
+    f.write_text(f.read_text(encoding="utf-8").replace('param: dynamo, default: "True"', 'param: dynamo, default: "False"'),
+                 encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        validate(load(data_copy))
+    assert ("data/releases/2.9.yaml: 29-onnx-dynamo-default: wheel.0: the wheel locks contradict "
+            "'default torch.onnx.export': torch 2.9.1 gives torch.onnx.export(dynamo=True)") in info.value.problems

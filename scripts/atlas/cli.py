@@ -90,6 +90,9 @@ def cmd_provenance(args) -> int:
     r = fb.provenance
     print(f"{r.locators} locators found verbatim; {r.values} values found in their locators "
           f"({r.exempt} more marked inferred, with the derivation stated)")
+    print(f"{len(r.offline)} locators quote official web pages and are not re-verifiable offline:")
+    for line in r.offline:
+        print(f"  {line}")
     from . import nearcopy
     from .provenance import Report, read_articles
 

@@ -36,7 +36,8 @@ ATOM = "http://www.w3.org/2005/Atom"
 
 def fact_hash(c: Change) -> str:
     """Identifies what a reader is told about a change; its feed entry is 'updated' when it moves."""
-    body = json.dumps(c.model_dump(mode="json", exclude={"probes"}), sort_keys=True, ensure_ascii=False)
+    # wheel claims are tooling like probes; a change without them hashes as it did before they existed
+    body = json.dumps(c.model_dump(mode="json", exclude={"probes", "wheel"}), sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(body.encode()).hexdigest()[:12]
 
 

@@ -77,6 +77,9 @@ class Report:
     values: int = 0
     exempt: int = 0
     problems: list[str] = field(default_factory=list)
+    #: "<file>: <fact id>: <field>: <source id> <url> «locator»" of each locator quoted from an
+    #: official web page: it cannot be re-read offline, so it is listed, never counted as found
+    offline: list[str] = field(default_factory=list)
 
 
 # --- locale forms of a value -------------------------------------------------
@@ -257,8 +260,13 @@ def read_articles(sources: Sources, sources_file: str, sources_dir: Path, report
 def check_locators(releases: list[Release], files: dict[str, str], sources: Sources,
                    texts: dict[str, str], report: Report) -> None:
     secondary = {s.id: s.cited_in for s in sources.sources if not s.file}
+    web = {s.id: s.url for s in sources.sources if s.url and not s.file}
     for rel in releases:
         for owner, path, cite in iter_cites(rel, rel.version, ""):
+            if cite.source in web:
+                report.offline.append(f"{files[rel.version]}: {owner}: {path}: {cite.source} {web[cite.source]} "
+                                      f"«{cite.locator}»")
+                continue
             report.locators += 1
             sid = secondary.get(cite.source, cite.source)
             if sid not in texts:

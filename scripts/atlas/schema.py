@@ -186,7 +186,33 @@ class Check(Strict):
     kind: Literal["call", "method", "isinstance", "reload", "name"]
     target: str = Field(min_length=1)
     args: list[CheckArg] = []
-    severity: Optional[Literal["breaks", "behavior", "deprecated-switch", "platform"]] = None
+    severity: Optional[Literal["breaks", "behavior", "deprecated", "deprecated-switch", "platform"]] = None
+
+
+class WheelClaim(Strict):
+    """What a curated change says that the committed wheel locks can confirm (``wheel/confirm.py``).
+    ``release`` is the release the change belongs to; the claim compares its wheel with the wheel
+    of the release before it.
+
+    Kinds: ``warns`` the wheel of ``release`` announces a deprecation at ``name`` (a
+    ``data/evidence/deprecations-<v>.tsv`` row whose place is ``name`` or inside it) and the wheel
+    before does not; ``stops_warning`` the wheel before warns at ``name`` and this one does not;
+    ``default`` the installed ``release`` gives ``name``'s parameter ``param`` the default
+    ``default`` and the release before gave another (``data/evidence/runtime-<v>.txt``);
+    ``resolves`` / ``absent``: ``name`` resolves / does not resolve in the installed release."""
+
+    kind: Literal["warns", "stops_warning", "default", "resolves", "absent"]
+    name: str = Field(min_length=3)
+    #: with warns / stops_warning: only the deprecations whose message contains this text
+    contains: Optional[str] = None
+    param: Optional[str] = None
+    default: Optional[str] = None
+
+    @model_validator(mode="after")
+    def _param(self) -> WheelClaim:
+        if (self.kind == "default") != (self.param is not None and self.default is not None):
+            raise ValueError("'param' and 'default' go together, with kind 'default' only")
+        return self
 
 
 class Change(Strict):
@@ -207,6 +233,9 @@ class Change(Strict):
     probes: list[Probe] = []
     #: code-checker matchers (rules.py); tooling, not a fact: left out of dumps, so feed hashes stay
     check: list[Check] = Field(default=[], exclude=True)
+    #: what the committed wheel locks confirm of this change (shown on its page; a claim they
+    #: contradict stops the build)
+    wheel: list[WheelClaim] = []
     sources: list[Cite] = Field(min_length=1)
 
     @property
@@ -315,6 +344,9 @@ class Release(Strict):
     commits: Optional[int] = Field(default=None, ge=0)
     contributors: Optional[int] = Field(default=None, ge=0)
     wheel_index: Optional[str] = None
+    #: the changes are a selection of hazards from PyTorch's own pages, not an account of the whole
+    #: release: upgrade pages never read their silence as "nothing breaks" or "nothing was dropped"
+    selected: bool = False
     headline: Text
     provenance: dict[str, list[Cite]] = {}
     notes: list[Note] = []
@@ -328,6 +360,9 @@ class Release(Strict):
 class Source(Strict):
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     file: Optional[str] = None
+    #: an official web page (pytorch.org, docs, dev-discuss, PyTorch's GitHub): its locators are
+    #: quoted from the page and cannot be re-read offline; provenance lists them as such
+    url: Optional[str] = Field(default=None, pattern=r"^https://[^\s<>\"'`|]+$")
     language: Literal[LANGS]   # the site languages (langs.py)
     #: the article's own headline, verbatim; None when the text we have carries none
     title: Optional[str] = None

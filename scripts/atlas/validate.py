@@ -55,7 +55,7 @@ from .schema import (
 )
 from .search_data import SearchData
 from .text import bare_numbers, placeholders
-from .wheel import parse_deprecations, parse_runtime, parse_surface
+from .wheel import judge, parse_deprecations, parse_runtime, parse_surface, wheel_of
 
 
 @dataclass
@@ -81,6 +81,7 @@ class FactBase:
     gpus: Any = None                                                       # data/gpus.yaml: a gpus.GpuTable
     runtimes: dict[str, Any] = field(default_factory=dict)                 # wheel version -> wheel.runtime.Runtime (installed and imported)
     deprecations: dict[str, list] = field(default_factory=dict)            # wheel version -> [wheel.deprecations.Deprecation]
+    confirmations: dict[str, list] = field(default_factory=dict)           # change id -> [wheel.confirm.Confirmation] of its wheel: claims
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -391,6 +392,7 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
     surfaces = per_wheel(raw.surfaces, parse_surface, "a surface written by `atlas evidence`")
     runtimes = per_wheel(raw.runtimes, parse_runtime, "a runtime lock written by `atlas runtime`")
     deprecations = per_wheel(raw.deprecations, parse_deprecations, "a deprecation list written by `atlas evidence`")
+    confirmations = _confirm(releases, files, wheels, runtimes, deprecations, problems)
     updated_file, updated_raw = raw.updated
     updated = _parse(TypeAdapter(dict[str, UpdatedEntry]), updated_raw or {}, updated_file, problems) or {}
     gpus_file, gpus_raw = raw.gpus
@@ -400,7 +402,27 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
         raise DataError(problems)
     return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources,
                     wheels, lock.model_dump() if lock else {}, report, glossary, search, claims, surfaces,
-                    {k: v.model_dump(exclude_none=True) for k, v in updated.items()}, gpus, runtimes, deprecations)
+                    {k: v.model_dump(exclude_none=True) for k, v in updated.items()}, gpus, runtimes, deprecations,
+                    confirmations)
+
+
+def _confirm(releases: list[Release], files: dict[str, str], wheels: Wheels | None, runtimes: dict,
+             deprecations: dict, problems: list[str]) -> dict[str, list]:
+    """Each change's ``wheel:`` claims judged by the committed locks (wheel/confirm.py); a claim
+    they contradict is a problem naming the file, the change and the claim."""
+    versions = sorted(wheels.versions, key=version_key) if wheels else []
+    out: dict[str, list] = {}
+    for rel in releases:
+        w = wheel_of(rel.version, versions)
+        before = versions[versions.index(w) - 1] if w and versions.index(w) > 0 else None
+        for c in rel.changes:
+            for i, claim in enumerate(c.wheel):
+                verdict = judge(claim, w, before, runtimes, deprecations)
+                if not verdict.ok:
+                    problems.append(f"{files[rel.version]}: {c.id}: wheel.{i}: the wheel locks contradict "
+                                    f"'{claim.kind} {claim.name}': {verdict.why}")
+                out.setdefault(c.id, []).append(verdict)
+    return out
 
 
 def _parse_glossary(file: str, data: Any, problems: list[str]) -> list[GlossaryEntry]:

@@ -19,6 +19,7 @@ facts before they read any wheel, are entered by ``cli.py`` directly (``extract.
 """
 from __future__ import annotations
 
+from .confirm import Confirmation, judge
 from .deprecations import Deprecation
 from .deprecations import parse as parse_deprecations
 from .evidence import (
@@ -38,7 +39,7 @@ from .evidence import (
 from .history import MetaRow, Point, history, meta_diff, minor
 from .runtime import module_path, params_text, parse_runtime, runtime_diff
 
-__all__ = ["LOCK", "PRESENT", "Deprecation", "MetaRow", "Point", "Verdict", "claim_roles", "entry_point_findings", "error_verdicts",
-           "history", "ident_verdicts", "meta_diff", "minor", "module_path", "params_text", "parse_deprecations", "parse_runtime",
+__all__ = ["LOCK", "PRESENT", "Confirmation", "Deprecation", "MetaRow", "Point", "Verdict", "claim_roles", "entry_point_findings", "error_verdicts",
+           "history", "ident_verdicts", "judge", "meta_diff", "minor", "module_path", "params_text", "parse_deprecations", "parse_runtime",
            "parse_surface", "probe_id", "runtime_diff", "stub_errors", "text_roles", "wheel_of"]
 
