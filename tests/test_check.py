@@ -51,7 +51,7 @@ def test_rules_shape_and_texts(rules, factbase):
     kinds = {r["kind"] for r in rules["rules"]}
     assert {"name", "keyword", "param", "call", "method", "string", "env", "reload", "isinstance"} <= kinds
     for r in rules["rules"]:
-        assert r["severity"] in ("breaks", "behavior", "deprecated-switch", "platform")
+        assert r["severity"] in ("breaks", "behavior", "deprecated", "deprecated-switch", "platform")
         assert set(r["title"]) == set(r["url"]) == {"en", "zh", "ru", "id"}
         if r["change"]:
             for lang in r["url"]:
@@ -484,3 +484,94 @@ def test_env_newest_release_this_machine_can_run(rules, rules_file):
     assert r.returncode == 2 and "newest release this machine can run: 2.7" in r.stdout
     j = json.loads(run_cli("--rules", str(rules_file), "env", "--format", "json", "-", stdin=GTX1080).stdout)
     assert j["newest"]["release"] == "2.7"
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 26: the hazards of 2.4-2.10 that real repositories hit, on code written like theirs.
+
+HAZARDS = '''import torch
+import torch.cuda.amp as amp
+from torch.cuda.amp import GradScaler
+from torch.distributed._tensor import DTensor, Shard
+from torch.distributed.tensor import distribute_tensor
+
+
+def restore(path, model):
+    state = torch.load(path, map_location="cpu")
+    model.load_state_dict(state["model"])
+    safe = torch.load(path, weights_only=True)
+    legacy = torch.load(path, weights_only=False)
+    return state, safe, legacy
+
+
+def train_step(model, batch, opt, scaler=GradScaler()):
+    with amp.autocast(dtype=torch.float16):
+        loss = model(batch)
+    with torch.amp.autocast("cuda"):
+        pass
+    scaler.scale(loss).backward()
+
+
+def export(model, x):
+    torch.onnx.export(model, (x,), "m.onnx")
+    torch.onnx.export(model, (x,), "m2.onnx", dynamo=False)
+    scripted = torch.jit.script(model)
+    traced = torch.jit.trace(model, (x,))
+    return scripted, traced, torch.compile(model)
+'''
+
+
+def test_the_hazards_of_2_4_to_2_10_are_flagged_with_severity_and_fix(rules, tmp_path):
+    findings, _ = scan_text(rules, tmp_path, HAZARDS, frm="2.3", to="2.15")
+    got = sorted((f["line"], f["change"], f["severity"]) for f in findings if f["change"] and f["change"][:3] < "213")
+    assert got == [
+        (2, "24-amp-device-specific", "deprecated"),
+        (3, "24-amp-device-specific", "deprecated"),
+        (4, "25-dtensor-public", "deprecated"),
+        (9, "26-load-weights-only-default", "breaks"),
+        (17, "24-amp-device-specific", "deprecated"),
+        (25, "29-onnx-dynamo-default", "behavior"),
+        (27, "210-torchscript-deprecated", "deprecated"),
+        (28, "210-torchscript-deprecated", "deprecated"),
+    ], got
+    load = next(f for f in findings if f["change"] == "26-load-weights-only-default")
+    assert "torch.serialization.safe_globals" in load["fix"] and load["url"].endswith("/changes/26-load-weights-only-default/")
+
+
+def test_a_hazard_outside_the_upgrade_window_is_not_reported(rules, tmp_path):
+    findings, _ = scan_text(rules, tmp_path, HAZARDS, frm="2.6", to="2.8")
+    assert not [f for f in findings if f["change"] and f["change"][:3] < "213"]
+
+
+INTEL_MAC = """PyTorch version: 2.2.2
+Is debug build: False
+CUDA used to build PyTorch: None
+OS: macOS 13.6.7 (x86_64)
+Python version: 3.11.9 (main, Apr  2 2024, 08:25:04) [Clang 15.0.0 (clang-1500.3.9.4)] (64-bit runtime)
+Is CUDA available: False
+"""
+OLD_GLIBC = """PyTorch version: 2.6.0+cu124
+CUDA used to build PyTorch: 12.4
+OS: CentOS Linux 7 (Core) (x86_64)
+Libc version: glibc-2.17
+Python version: 3.11.11 (main, Dec 11 2024, 16:28:39) [GCC 11.2.0] (64-bit runtime)
+"""
+
+
+def test_env_platform_item_says_when_no_wheel_exists_or_glibc_is_too_old(rules):
+    from atlas.atlas_check import check_env, newest_runnable, parse_env
+
+    def plat(paste, to):
+        return next(i for i in check_env(rules, parse_env(paste), to, "en") if i["check"] == "platform")
+
+    assert plat(INTEL_MAC, "2.2")["verdict"] == "ok"
+    blocked = plat(INTEL_MAC, "2.3")
+    assert blocked["verdict"] == "blocked" and blocked["change"] == "23-macos-x86-wheels-end"
+    assert blocked["note"].startswith("no wheel for this platform")
+    assert newest_runnable(rules, parse_env(INTEL_MAC), "en")["release"] == "2.2"
+    assert plat(OLD_GLIBC, "2.6")["verdict"] == "ok"
+    g = plat(OLD_GLIBC, "2.7")
+    assert g["verdict"] == "blocked" and g["change"] == "27-manylinux-228-cxx11-abi" and "glibc 2.28" in g["note"]
+    assert plat(OLD_GLIBC, "2.15")["verdict"] == "blocked"
+    # a paste that names no OS gets no platform row at all
+    assert not [i for i in check_env(rules, parse_env("Python 3.11.4\n"), "2.15", "en") if i["check"] == "platform"]

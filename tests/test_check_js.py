@@ -130,3 +130,18 @@ def test_detect_kind_parity(rules):
     js = ev.run_js({"rules": rules, "detect": texts})["detect"]
     assert js == [ac.detect_kind(t) for t in texts]
     assert js.count("env") == len(ev.env_cases("all"))
+
+
+def test_env_platform_parity(rules):
+    """The platform row (Intel Mac wheels, the glibc of the Linux wheel) is the same in both engines."""
+    from test_check import INTEL_MAC, OLD_GLIBC
+
+    jobs = [{"text": t, "to": to} for t in (INTEL_MAC, OLD_GLIBC) for to in ("2.2", "2.3", "2.6", "2.7", "2.15")]
+    js = ev.run_js({"rules": rules, "env": jobs})["env"]
+    rows = 0
+    for job, j in zip(jobs, js):
+        py = ac.check_env(rules, ac.parse_env(job["text"]), job["to"], "en")
+        assert [(i["check"], i["found"], i["verdict"], i["change"], i["note"]) for i in py] == \
+               [(i["check"], i["found"], i["verdict"], i["change"], i["note"]) for i in j["items"]], job["to"]
+        rows += sum(i["check"] == "platform" for i in py)
+    assert rows == len(jobs)

@@ -557,6 +557,9 @@
             if (rq === null) ix.method[last.v].forEach(function (r) { self.emit(r, last, "." + last.v + "()"); });
           }
           this.callAt(toks, callOpen, q, chain, scope, sh, chain.length > 1 ? last.v : null);
+        } else if (q && i === 1 && toks[0].t === "OP" && toks[0].v === "@" && e === toks.length - 1) {
+          // @torch.jit.script without parentheses calls its target with the function
+          (ix.call[q] || []).forEach(function (r) { if (!(r.args || []).length) self.emit(r, t, q); });
         }
         i = e; continue;
       }
@@ -1037,7 +1040,7 @@
 
   function parseEnv(text) {
     text = text.replace(/\r\n/g, "\n");
-    var env = { torch: null, python: null, free_threaded: false, driver: null, gpus: [], macos: null, gfx: [], amd_names: [], rocm: null, cuda: null, formats: [], amd_pci: [] };
+    var env = { torch: null, python: null, free_threaded: false, driver: null, gpus: [], macos: null, gfx: [], amd_names: [], rocm: null, cuda: null, formats: [], amd_pci: [], os: null, arch: null, glibc: null };
     var fm = env.formats;
     if (/^PyTorch version:/m.test(text)) {
       fm.push("collect_env");
@@ -1052,7 +1055,13 @@
       env.cuda = na(first(/^CUDA used to build PyTorch:\s*(.*)$/m, text));
       env.rocm = na(first(/^ROCM used to build PyTorch:\s*(.*)$/m, text));
       var osv = first(/^OS:\s*(.*)$/m, text);
-      if (osv) { var mm = /^(?:macOS|Mac OSX?|Mac OS X)\s+(\d+(?:\.\d+)*)/.exec(osv); if (mm) env.macos = mm[1]; }
+      if (osv) {
+        var mm = /^(?:macOS|Mac OSX?|Mac OS X)\s+(\d+(?:\.\d+)*)/.exec(osv); if (mm) env.macos = mm[1];
+        var am = /\((x86_64|arm64|aarch64|AMD64)\)\s*$/.exec(osv);
+        env.os = mm ? "macos" : (/^microsoft windows/i.test(osv) ? "windows" : "linux");
+        env.arch = am ? am[1].toLowerCase().replace("amd64", "x86_64") : null;
+      }
+      env.glibc = first(/^Libc version:\s*glibc-(\d+\.\d+)/m, text);
       var g = /^GPU models and configuration:[ \t]*(.*)\n((?:GPU \d+:.*\n?)*)/m.exec(text);
       if (g) {
         var names = g[1].trim() ? [g[1].trim()] : [];
@@ -1227,6 +1236,20 @@
       var cxy = (cuda.match(/\d+/g) || []).slice(0, 2).join(".");
       if (facts.cuda_wheels.indexOf(cxy) >= 0) item("cuda_wheel", cuda, "ok", cxy === facts.cuda_wheels[0] ? links.cuda_default_wheel : links.cuda_other_wheels);
       else item("cuda_wheel", cuda, "blocked", droppedIn("cuda_dropped_wheels", "cu" + cxy.replace(".", "")) || links.cuda_default_wheel, to + " ships CUDA " + facts.cuda_wheels.join(", ") + " wheels");
+    }
+    // the platform: a wheel for this OS and processor at all (Intel Macs), and the glibc a Linux wheel needs
+    var plat = E.platform || {};
+    if (env.os === "macos" && env.arch === "x86_64" && plat.intel_mac_last) {
+      if (vcmp(to, plat.intel_mac_last) > 0) item("platform", "macOS x86_64", "blocked", plat.intel_mac_change, "no wheel for this platform: " + plat.intel_mac_last + " is the last release with Intel Mac wheels");
+      else item("platform", "macOS x86_64", "ok", plat.intel_mac_change);
+    } else if (env.os === "linux" && env.arch === "x86_64") {
+      var need = facts.glibc_min || null;
+      if (!env.glibc) item("platform", "Linux x86_64", "unknown", null, "no glibc version in the paste");
+      else if (!need) item("platform", "Linux x86_64, glibc " + env.glibc, "unknown", null, "the atlas has no glibc requirement for " + to);
+      else {
+        var gok = !cclt(env.glibc, need);
+        item("platform", "Linux x86_64, glibc " + env.glibc, gok ? "ok" : "blocked", facts.glibc_change || null, gok ? "" : to + " needs glibc " + need + " or newer");
+      }
     }
     return items;
   }

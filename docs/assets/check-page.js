@@ -7,7 +7,7 @@
   if (!form || !window.AtlasCheck) return;
   var AC = window.AtlasCheck, lang = form.dataset.lang, rules = null;
   var status = form.querySelector(".atlas-check-status"), out = form.querySelector(".atlas-check-results");
-  var SEVERITIES = ["breaks", "behavior", "deprecated-switch", "platform"];
+  var SEVERITIES = ["breaks", "behavior", "deprecated", "deprecated-switch", "platform"];
 
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, function (m, k) { return k in values ? String(values[k]) : m; });

@@ -47,9 +47,9 @@ BUILTINS = {"getattr", "isinstance", "issubclass", "dict", "type", "print"}
 DOC_KEYWORDS = {"help", "description", "epilog", "usage"}
 MESSAGE_CALLS = {"builtins.print", "warnings.warn"}
 MESSAGE_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical"}
-LEVEL = {"breaks": "error", "behavior": "warning", "deprecated-switch": "warning", "platform": "note"}
+LEVEL = {"breaks": "error", "behavior": "warning", "deprecated": "warning", "deprecated-switch": "warning", "platform": "note"}
 #: the items of the environment check, in the order they are reported
-ENV_CHECKS = ("python", "nvidia_driver", "gpu_arch", "macos_mps", "rocm_target", "rocm_wheel", "cuda_wheel")
+ENV_CHECKS = ("python", "nvidia_driver", "gpu_arch", "macos_mps", "rocm_target", "rocm_wheel", "cuda_wheel", "platform")
 
 
 # ------------------------------------------------------------------------------ rules
@@ -417,6 +417,7 @@ class Analyzer:
                 self.bind(scope, a.asname or a.name, q, imported=True)
         elif t in (ast.FunctionDef, ast.AsyncFunctionDef):
             for d in st.decorator_list:
+                self.decorator(d, scope)
                 self.expr(d, scope)
             self.arguments(st.args, scope)
             if st.returns:
@@ -428,6 +429,7 @@ class Analyzer:
             self.body(st.body, inner)
         elif t is ast.ClassDef:
             for d in st.decorator_list:
+                self.decorator(d, scope)
                 self.expr(d, scope)
             for b in st.bases:
                 self.expr(b, scope)
@@ -696,6 +698,14 @@ class Analyzer:
                 return False
         return True
 
+    def decorator(self, d, scope):
+        """``@torch.jit.script`` without parentheses calls its target with the function: a ``call``
+        rule without argument conditions matches it."""
+        q = self.resolve(d, scope) if isinstance(d, (ast.Name, ast.Attribute)) else None
+        for r in self.ix.call.get(q, ()) if q else ():
+            if not r.get("args"):
+                self.emit_node(r, d, q)
+
     def call(self, node, scope):
         func = node.func
         q = self.resolve(func, scope) if isinstance(func, (ast.Name, ast.Attribute)) else None
@@ -906,7 +916,8 @@ def parse_env(text):
     """Fields found in a paste; a field that is absent stays None."""
     text = text.replace("\r\n", "\n")
     env = {"torch": None, "python": None, "free_threaded": False, "driver": None, "gpus": [], "macos": None,
-           "gfx": [], "amd_names": [], "rocm": None, "cuda": None, "formats": []}
+           "gfx": [], "amd_names": [], "rocm": None, "cuda": None, "formats": [], "os": None, "arch": None,
+           "glibc": None}
     fm = env["formats"]
     # collect_env
     if re.search(r"^PyTorch version:", text, re.M):
@@ -924,6 +935,10 @@ def parse_env(text):
             m = re.match(r"(?:macOS|Mac OSX?|Mac OS X)\s+(\d+(?:\.\d+)*)", osv)
             if m:
                 env["macos"] = m.group(1)
+            a = re.search(r"\((x86_64|arm64|aarch64|AMD64)\)\s*$", osv)
+            env["os"] = "macos" if m else ("windows" if re.match(r"(?i)microsoft windows", osv) else "linux")
+            env["arch"] = a.group(1).lower().replace("amd64", "x86_64") if a else None
+        env["glibc"] = _first(r"^Libc version:\s*glibc-(\d+\.\d+)", text)
         g = re.search(r"^GPU models and configuration:[ \t]*(.*)\n((?:GPU \d+:.*\n?)*)", text, re.M)
         if g:
             names = [g.group(1).strip()] if g.group(1).strip() else []
@@ -1204,6 +1219,28 @@ def check_env(rules, env, to, lang):
             c = dropped_in("cuda_dropped_wheels", "cu" + xy.replace(".", ""))
             item("cuda_wheel", cuda, "blocked", c or links.get("cuda_default_wheel"),
                  "%s ships CUDA %s wheels" % (to, ", ".join(facts["cuda_wheels"])))
+    # the platform: a wheel for this OS and processor at all (Intel Macs), and the glibc a Linux wheel needs.
+    # Reported only when the paste names the OS (collect_env's "OS:" line).
+    osn, arch = env.get("os"), env.get("arch")
+    plat = E.get("platform") or {}
+    if osn == "macos" and arch == "x86_64" and plat.get("intel_mac_last"):
+        last = plat["intel_mac_last"]
+        if vkey(to) > vkey(last):
+            item("platform", "macOS x86_64", "blocked", plat.get("intel_mac_change"),
+                 "no wheel for this platform: %s is the last release with Intel Mac wheels" % last)
+        else:
+            item("platform", "macOS x86_64", "ok", plat.get("intel_mac_change"))
+    elif osn == "linux" and arch == "x86_64":
+        need = facts.get("glibc_min")
+        if not env.get("glibc"):
+            item("platform", "Linux x86_64", "unknown", note="no glibc version in the paste")
+        elif not need:
+            item("platform", "Linux x86_64, glibc " + env["glibc"], "unknown",
+                 note="the atlas has no glibc requirement for %s" % to)
+        else:
+            ok = ccv(env["glibc"]) >= ccv(need)
+            item("platform", "Linux x86_64, glibc " + env["glibc"], "ok" if ok else "blocked",
+                 facts.get("glibc_change"), "" if ok else "%s needs glibc %s or newer" % (to, need))
     return items
 
 

@@ -42,7 +42,7 @@ from .wheel import claim_roles, wheel_of
 
 SCHEMA_VERSION = 1
 CHECKER = Path(__file__).resolve().parent / "atlas_check.py"
-SEVERITIES = ("breaks", "behavior", "deprecated-switch", "platform")
+SEVERITIES = ("breaks", "behavior", "deprecated", "deprecated-switch", "platform")
 #: Change types whose code the checker looks at (features add, they do not break).
 CHECKED_TYPES = {"breaking", "removal", "behavior", "deprecation", "platform"}
 _REF = re.compile(r"^\{(?:([0-9]{2,4}-[a-z0-9-]+)\.)?([a-z0-9_]+)\}$")
@@ -53,6 +53,8 @@ def _severity(c) -> str:
         return "breaks"
     if c.type == "platform":
         return "platform"
+    if c.type == "deprecation":
+        return "deprecated"
     return "behavior"
 
 
@@ -432,16 +434,30 @@ class _Builder:
         drivers = {d.cuda: d.min_driver for d in table.cuda_drivers}
         for pt in self.points:
             w = pt.wheel
-            if pt.version in releases:
-                # the GPU code of its wheel (torch.cuda.get_arch_list()) decides the architecture exactly
-                releases[pt.version]["nvidia_archs"] = list(w.cuda_archs) if w and w.cuda_archs else None
-                continue
-            # known from its wheel alone: the CPython versions the registry has wheels for, the GPU
+            # known from its wheel: the CPython versions the registry has wheels for, the GPU
             # architectures its binaries hold, and the driver its CUDA runtime needs (NVIDIA's minor
-            # version compatibility, data/gpus.yaml); nothing else is stated
+            # version compatibility, data/gpus.yaml)
             pys = sorted((v for v in (w.python_wheels if w else []) if v.replace(".", "").isdigit()),
                          key=version_key)   # 3.13t, the free-threaded build, is not a bound of the range
             cuda_major = w.cuda.split(".")[0] if w and w.cuda else None
+            if pt.version in releases:
+                f = releases[pt.version]
+                # the GPU code of its wheel (torch.cuda.get_arch_list()) decides the architecture exactly
+                f["nvidia_archs"] = list(w.cuda_archs) if w and w.cuda_archs else None
+                if pt.release is not None and pt.release.selected:
+                    # a selection of hazards has no matrix: what its wheel shows fills the gaps, and
+                    # the selected platform change that states a GPU or driver requirement is its link
+                    f["wheel_cuda"] = w.cuda if w else None
+                    for key, value in (("python_min", pys[0] if pys else None), ("python_max", pys[-1] if pys else None),
+                                       ("nvidia_min_driver", drivers.get(cuda_major))):
+                        if f[key] is None:
+                            f[key] = value
+                    for key, names in (("nvidia_min_arch", ("archs", "arch")), ("nvidia_min_driver", ("driver",))):
+                        c = next((c for c in pt.release.changes if c.type == "platform" and set(names) & set(c.values)), None)
+                        if c and key not in f["links"]:
+                            f["links"][key] = c.id
+                            links_all.add(c.id)
+                continue
             releases[pt.version] = {
                 "python_min": pys[0] if pys else None, "python_max": pys[-1] if pys else None,
                 "python_free_threaded": None, "nvidia_min_driver": drivers.get(cuda_major), "nvidia_min_arch": None,
@@ -450,8 +466,28 @@ class _Builder:
                 "rocm_dropped_wheels": None, "rocm_dropped_targets": None, "macos_min_mps": None, "links": {},
                 "wheel_cuda": w.cuda if w else None,
             }
+        # the glibc each release's Linux wheel needs (its manylinux tag), linked to the change that
+        # raised it; the last release with Intel Mac wheels, from the change that says so
+        glibc_change = None
+        for pt in self.points:
+            w = pt.wheel
+            prev = self.atlas.point(pt.previous) if pt.previous else None
+            if w and prev and prev.wheel and prev.wheel.glibc and w.glibc and ccv(w.glibc) > ccv(prev.wheel.glibc):
+                glibc_change = next((c.id for c in pt.changes if c.type == "platform" and "glibc" in c.values), None)
+            if pt.version in releases:
+                releases[pt.version]["glibc_min"] = (w.glibc or None) if w else None
+                releases[pt.version]["glibc_change"] = glibc_change if w and w.glibc else None
+        if glibc_change:
+            links_all.add(glibc_change)
+        mac = next(((r, c) for r in self.fb.releases for c in r.changes
+                    if c.type == "platform" and c.values.get("platform") == "macOS x64" and "last" in c.values), None)
+        if mac:
+            links_all.add(mac[1].id)
+        platform = {"intel_mac_last": str(mac[1].values["last"]) if mac else None,
+                    "intel_mac_change": mac[1].id if mac else None}
         return {
             "releases": releases,
+            "platform": platform,
             "changes": {cid: {k: v for k, v in self.change_texts(cid).items() if k != "fix"} for cid in sorted(links_all)},
             "gpus": {
                 "nvidia": [{"words": words(g.match or g.model), "model": g.model, "arch": g.arch,
@@ -488,6 +524,10 @@ def standalone_script(rules: dict) -> str:
     payload = json.dumps(rules, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
     lines[idx[0]] = "RULES = json.loads(" + repr(payload) + ")"
     return "\n".join(lines)
+
+
+def ccv(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split("."))
 
 
 def _applies(rule: dict, from_v: str, to_v: str) -> bool:
