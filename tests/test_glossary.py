@@ -134,6 +134,7 @@ def _prose(markdown_page: str) -> str:
     """A generated page as a reader sees it: no front matter, code, tags or quoted source text."""
     body = markdown_page.split("-->", 1)[-1]
     body = re.sub(r"<code>.*?</code>|`[^`\n]*`", "X", body)
+    body = re.sub(r"\{ #[\w-]+ \}", " ", body)     # a heading's anchor is part of the URL, not prose
     body = re.sub(r'<div class="atlas-names">.*?</div>', "X", body, flags=re.S)   # API names of a diff, one a line
     body = re.sub(r"“[^”]*”|«[^»]*»", "X", body)   # a quoted locator is the source's own words
     return html.unescape(re.sub(r"<[^>]+>", " ", body))

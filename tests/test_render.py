@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from atlas.enrich import enrich
-from atlas.langs import TRANSLATED
+from atlas.langs import LANGS, TRANSLATED
 from atlas.load import load
 from atlas.render import Renderer, environment, fence
 from atlas.text import escape, render_html
@@ -244,8 +244,6 @@ def test_api_diff_lines_say_in_which_release_each_name_went(atlas, real_pages, l
 def test_no_upgrade_page_turns_missing_facts_into_reassurance(atlas, real_pages):
     """Issue 25: where a release on the way has no curated facts, the page says so; it never says
     "0 breaking changes", "no breaking change" or "nothing was dropped"."""
-    from atlas.langs import LANGS
-
     ui, unknown_pages = atlas.fb.ui, 0
     for lang in LANGS:
         nothing_dropped = render_html(ui[lang]["upgrade.nothing_dropped"], {}, lang)
@@ -265,6 +263,12 @@ def test_no_upgrade_page_turns_missing_facts_into_reassurance(atlas, real_pages)
             if up.none_covered:
                 assert render_html(ui[lang]["upgrade.summary_unknown"],
                                    {"old": up.old.version, "new": up.new.version}, lang) in page, (lang, up.slug)
+            if up.selected_versions:
+                # issue 26: a release whose facts are a selection is never read as "nothing breaks"
+                unknown_pages += not up.uncovered
+                assert zero not in page and no_breaking not in page, (lang, up.slug)
+                assert render_html(ui[lang]["upgrade.selected"], {"versions": up.selected_versions}, lang) in page
+                assert render_html(ui[lang]["upgrade.checklist_selected"], {"versions": up.selected_versions}, lang) in page
     assert unknown_pages > 100 * len(LANGS)
 
 
@@ -278,3 +282,39 @@ def test_dropped_reads_the_wheels_too(atlas, real_pages):
     dropped = page.split("{ #dropped }", 1)[1].split("\n## ", 1)[0]
     assert "<code>3.8</code>" in dropped or "3.8" in dropped
     assert render_html(atlas.fb.ui["en"]["upgrade.nothing_dropped"], {}, "en") not in dropped
+
+
+def test_upgrade_pages_lead_with_what_really_breaks_on_the_way(atlas, real_pages):
+    """Issue 26: the curated changes of 2.3-2.11 are in the checklist of every upgrade that passes
+    them, oldest release first within a kind, platform blockers before code; 2.5 -> 2.6 leads with
+    torch.load in every language."""
+    for lang in LANGS:
+        page = real_pages[lang][f"{lang}/upgrade/2.5-to-2.6.md"]
+        checklist = page.split("\n1. ", 1)[1].split("\n\n", 1)[0]
+        assert "changes/26-load-weights-only-default" in checklist.splitlines()[0], (lang, checklist[:300])
+    up = next(u for u in atlas.upgrades if u.slug == "2.4-to-2.15")
+    ids = [c.id for c in up.checklist]
+    for cid in ("26-load-weights-only-default", "27-manylinux-228-cxx11-abi", "28-cuda128-drops-old-gpus",
+                "29-onnx-dynamo-default", "211-pypi-cuda13-default"):
+        assert cid in ids, (cid, ids)
+    kinds = [c.type for c in up.checklist]
+    assert kinds.index("platform") < kinds.index("breaking")
+    assert kinds[:kinds.count("platform")] == ["platform"] * kinds.count("platform")   # every platform blocker first
+    page = real_pages["en"]["en/upgrade/2.4-to-2.15.md"]
+    checklist = page.split("\n1. ", 1)[1].split("\n\n", 1)[0]
+    assert checklist.index("27-manylinux-228-cxx11-abi") < checklist.index("26-load-weights-only-default")
+
+
+def test_every_release_page_shows_the_defaults_its_installed_release_changed(atlas, real_pages):
+    """Issue 26: the default values a release changed, from the runtime locks, on its page: 2.9 lists
+    torch.onnx.export(dynamo=False -> True), in every language."""
+    p = atlas.point("2.9")
+    flip = [d for d in p.defaults if d["name"] == "torch.onnx.export" and d["param"] == "dynamo"]
+    assert flip == [{"name": "torch.onnx.export", "param": "dynamo", "old": "False", "new": "True"}]
+    for lang in LANGS:
+        page = real_pages[lang][f"{lang}/releases/2.9.md"]
+        section = page.split("{ #defaults }", 1)[1].split("\n## ", 1)[0]
+        assert "| <code>torch.onnx.export</code> | <code>dynamo</code> | <code>False</code> | <code>True</code> |" in section
+    assert all(atlas.point(v).defaults is not None for v in ("2.1", "2.5", "2.12", "2.15"))
+    assert atlas.point("2.0").defaults is None          # no release before it was installed
+    assert "{ #defaults }" not in real_pages["en"]["en/releases/2.0.md"]

@@ -97,6 +97,12 @@ class Upgrade:
         return [p.version for p in self.uncovered]
 
     @property
+    def selected_versions(self) -> list[str]:
+        """The releases on the way whose curated facts are a selection of hazards from PyTorch's own
+        pages (``selected: true``), not an account of the whole release."""
+        return [p.version for p in self.steps if p.release is not None and p.release.selected]
+
+    @property
     def meta_changed(self) -> list[MetaRow]:
         return [r for r in self.meta if r.changed]
 
@@ -151,7 +157,8 @@ class Upgrade:
     def knows_all(self) -> bool:
         """Every release on the way has curated facts and both ends have a read wheel: only then may
         the page say that nothing breaks, or that nothing was dropped."""
-        return not self.uncovered and self.old.wheel is not None and self.new.wheel is not None
+        return (not self.uncovered and not self.selected_versions
+                and self.old.wheel is not None and self.new.wheel is not None)
 
 
 @dataclass
@@ -361,6 +368,20 @@ def _deprecations(points: list[Point], found: dict[str, list]) -> None:
         before = {x.key for x in d}
 
 
+def _defaults(points: list[Point], runtimes: dict) -> None:
+    """Each release's changed default values against the release before it, read from the two
+    installed releases (wheel.runtime_diff: same parameters with another default, and the flips
+    inside signatures that also changed otherwise), in place on the points."""
+    for a, b in zip(points, points[1:]):
+        wa, wb = (a.wheel.wheel if a.wheel else None), (b.wheel.wheel if b.wheel else None)
+        if wa not in runtimes or wb not in runtimes:
+            continue
+        d = runtime_diff(runtimes[wa], runtimes[wb])
+        b.defaults = [{"name": e["name"], "param": x["param"], "old": x["old"], "new": x["new"]}
+                      for e in sorted(d["default_changed"] + d["changed"], key=lambda e: e["name"])
+                      for x in e["defaults"]]
+
+
 def _api_diff(old: Point, new: Point, runtimes: dict, links: dict[str, list[tuple[str, bool]]],
               points: list[Point]) -> Optional[dict]:
     """The API diff of two releases as their installed wheels prove it (wheel.runtime_diff: the
@@ -462,6 +483,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     surfaces = {v: fb.surfaces[v] for v in wheels.versions if v in fb.surfaces}
     points = history(oldest_first, wheels.versions, lock, surfaces)
     _deprecations(points, fb.deprecations)
+    _defaults(points, fb.runtimes)
     upgrades = []
     for old, new in combinations(points, 2):
         steps = oldest_between(old, new, points)

@@ -148,6 +148,9 @@ class Point:
     deprecations_total: int = 0       # every deprecation its wheel announces
     deprecations_read: bool = False   # its wheel's deprecations were read
     deprecations_first: bool = False  # read, but no earlier wheel was, so none can be called new
+    #: default values its installed release changed against the release before it (enrich sets
+    #: them from the two runtime locks): {"name", "param", "old", "new"}; None when not both were read
+    defaults: Optional[list] = None
 
     @property
     def changes(self) -> list:
