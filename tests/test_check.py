@@ -579,3 +579,18 @@ def test_env_platform_item_says_when_no_wheel_exists_or_glibc_is_too_old(rules):
     assert plat(OLD_GLIBC, "2.15")["verdict"] == "blocked"
     # a paste that names no OS gets no platform row at all
     assert not [i for i in check_env(rules, parse_env("Python 3.11.4\n"), "2.15", "en") if i["check"] == "platform"]
+
+
+def test_fsdp1_and_checkpoint_without_use_reentrant_are_deprecated_notes(rules, tmp_path):
+    src = ("import torch\n"
+           "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, fully_shard\n"
+           "from torch.utils.checkpoint import checkpoint\n"
+           "model = FSDP(model)\n"
+           "fully_shard(model)\n"
+           "y = checkpoint(block, x)\n"
+           "z = checkpoint(block, x, use_reentrant=False)\n"
+           "w = torch.utils.checkpoint.checkpoint(block, x)\n")
+    findings, _ = scan_text(rules, tmp_path, src, frm="2.1", to="2.15")
+    got = sorted((f["line"], f["change"], f["severity"]) for f in findings if f["change"] and _before_213(f["change"]))
+    assert got == [(2, "26-fsdp1-deprecated", "deprecated"), (4, "26-fsdp1-deprecated", "deprecated"),
+                   (6, "22-checkpoint-use-reentrant", "deprecated"), (8, "22-checkpoint-use-reentrant", "deprecated")], got
