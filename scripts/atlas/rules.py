@@ -472,19 +472,18 @@ class _Builder:
         for pt in self.points:
             w = pt.wheel
             prev = self.atlas.point(pt.previous) if pt.previous else None
-            if w and prev and prev.wheel and prev.wheel.glibc and w.glibc and ccv(w.glibc) > ccv(prev.wheel.glibc):
+            if w and prev and prev.wheel and prev.wheel.glibc and w.glibc and version_key(w.glibc) > version_key(prev.wheel.glibc):
                 glibc_change = next((c.id for c in pt.changes if c.type == "platform" and "glibc" in c.values), None)
             if pt.version in releases:
                 releases[pt.version]["glibc_min"] = (w.glibc or None) if w else None
                 releases[pt.version]["glibc_change"] = glibc_change if w and w.glibc else None
         if glibc_change:
             links_all.add(glibc_change)
-        mac = next(((r, c) for r in self.fb.releases for c in r.changes
+        mac = next((c for c in self.fb.changes()
                     if c.type == "platform" and c.values.get("platform") == "macOS x64" and "last" in c.values), None)
         if mac:
-            links_all.add(mac[1].id)
-        platform = {"intel_mac_last": str(mac[1].values["last"]) if mac else None,
-                    "intel_mac_change": mac[1].id if mac else None}
+            links_all.add(mac.id)
+        platform = {"intel_mac_last": str(mac.values["last"]) if mac else None, "intel_mac_change": mac.id if mac else None}
         return {
             "releases": releases,
             "platform": platform,
@@ -524,10 +523,6 @@ def standalone_script(rules: dict) -> str:
     payload = json.dumps(rules, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
     lines[idx[0]] = "RULES = json.loads(" + repr(payload) + ")"
     return "\n".join(lines)
-
-
-def ccv(v: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in v.split("."))
 
 
 def _applies(rule: dict, from_v: str, to_v: str) -> bool:
