@@ -31,6 +31,7 @@ from .schema import MATRIX_KEYS, Change, Event, Faq, Release, iter_cites
 from .urls import upgrade_slug
 from .validate import FactBase
 from .wheel import (
+    FAMILY_LABELS,
     MetaRow,
     Point,
     Verdict,
@@ -70,8 +71,8 @@ class Dropped:
     values: list
     wheel: bool = False               # read from the two wheels (else the curated matrix)
     now: str = ""                     # what replaces it, where one thing replaces another
-    old_glibc: str = ""
-    new_glibc: str = ""
+    old_floor: str = ""               # the oldest glibc or macOS the wheels installed on, and now
+    new_floor: str = ""
 
 
 @dataclass
@@ -128,7 +129,7 @@ class Upgrade:
                 out.append(Dropped("meta.python_wheels", gone, wheel=True))
             if a.platform and b.platform and a.platform != b.platform:
                 out.append(Dropped("upgrade.dropped_platform", [a.platform], wheel=True, now=b.platform,
-                                   old_glibc=a.glibc, new_glibc=b.glibc))
+                                   old_floor=a.glibc, new_floor=b.glibc))
             if a.cuda and a.cuda != b.cuda:
                 out.append(Dropped("upgrade.dropped_cuda", [a.cuda], wheel=True, now=b.cuda or "—"))
             archs = [x for x in a.cuda_archs or [] if b.cuda_archs is not None and x not in b.cuda_archs]
@@ -136,6 +137,16 @@ class Upgrade:
                 out.append(Dropped("meta.cuda_archs", archs, wheel=True))
             if a.cxx11_abi is False and b.cxx11_abi:
                 out.append(Dropped("upgrade.dropped_abi", ["_GLIBCXX_USE_CXX11_ABI=0"], wheel=True))
+            # the registry's other platforms: a family with no wheel any more, or one whose wheels
+            # need a newer glibc or macOS (Linux x86-64 is the platform tag above)
+            for fam in a.platform_wheels:
+                label = FAMILY_LABELS.get(fam, fam)
+                if fam not in b.platform_wheels:
+                    out.append(Dropped("upgrade.dropped_family", [label], wheel=True))
+                elif fam != "linux-x86_64" and a.floor(fam) and b.floor(fam) and \
+                        version_key(b.floor(fam)) > version_key(a.floor(fam)):
+                    out.append(Dropped("upgrade.dropped_floor", [label], wheel=True,
+                                       old_floor=a.floor_text(fam), new_floor=b.floor_text(fam)))
         return out
 
     @property
@@ -319,7 +330,10 @@ def matrix_diff(old: Release, new: Release) -> list[MatrixRow]:
 
 
 def _checklist_key(c: Change, rel_of: dict[str, Release]) -> tuple:
-    return (_CHECK_ORDER.get(c.type, 5), _AREA_ORDER.get(c.area, 2), version_key(rel_of[c.id].version), c.id)
+    # the end of one optional CUDA build (``cuda_ended``) stops only the users of that build: it
+    # comes after the code that breaks for everyone, not first with the platform blockers
+    kind = _CHECK_ORDER["breaking"] + 0.5 if c.type == "platform" and "cuda_ended" in c.values else _CHECK_ORDER.get(c.type, 5)
+    return (kind, _AREA_ORDER.get(c.area, 2), version_key(rel_of[c.id].version), c.id)
 
 
 def oldest_between(old, new, releases: list) -> list:

@@ -199,9 +199,12 @@ class WheelClaim(Strict):
     before does not; ``stops_warning`` the wheel before warns at ``name`` and this one does not;
     ``default`` the installed ``release`` gives ``name``'s parameter ``param`` the default
     ``default`` and the release before gave another (``data/evidence/runtime-<v>.txt``);
-    ``resolves`` / ``absent``: ``name`` resolves / does not resolve in the installed release."""
+    ``resolves`` / ``absent``: ``name`` resolves / does not resolve in the installed release;
+    ``no_python`` / ``no_platform``: the registry lists wheels of the release before for CPython
+    ``name`` (``3.8``) / for the platform family ``name`` (``macos-x86_64``), and none of this
+    release (the registry's file list in ``data/evidence.lock.yaml``)."""
 
-    kind: Literal["warns", "stops_warning", "default", "resolves", "absent"]
+    kind: Literal["warns", "stops_warning", "default", "resolves", "absent", "no_python", "no_platform"]
     name: str = Field(min_length=3)
     #: with warns / stops_warning: only the deprecations whose message contains this text
     contains: Optional[str] = None

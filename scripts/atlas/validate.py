@@ -392,7 +392,8 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
     surfaces = per_wheel(raw.surfaces, parse_surface, "a surface written by `atlas evidence`")
     runtimes = per_wheel(raw.runtimes, parse_runtime, "a runtime lock written by `atlas runtime`")
     deprecations = per_wheel(raw.deprecations, parse_deprecations, "a deprecation list written by `atlas evidence`")
-    confirmations = _confirm(releases, files, wheels, runtimes, deprecations, problems)
+    platform_wheels = ((lock.registry if lock else {}) or {}).get("platform_wheels") or {}
+    confirmations = _confirm(releases, files, wheels, runtimes, deprecations, platform_wheels, problems)
     updated_file, updated_raw = raw.updated
     updated = _parse(TypeAdapter(dict[str, UpdatedEntry]), updated_raw or {}, updated_file, problems) or {}
     gpus_file, gpus_raw = raw.gpus
@@ -407,7 +408,7 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
 
 
 def _confirm(releases: list[Release], files: dict[str, str], wheels: Wheels | None, runtimes: dict,
-             deprecations: dict, problems: list[str]) -> dict[str, list]:
+             deprecations: dict, platform_wheels: dict, problems: list[str]) -> dict[str, list]:
     """Each change's ``wheel:`` claims judged by the committed locks (wheel/confirm.py); a claim
     they contradict is a problem naming the file, the change and the claim."""
     versions = sorted(wheels.versions, key=version_key) if wheels else []
@@ -417,7 +418,7 @@ def _confirm(releases: list[Release], files: dict[str, str], wheels: Wheels | No
         before = versions[versions.index(w) - 1] if w and versions.index(w) > 0 else None
         for c in rel.changes:
             for i, claim in enumerate(c.wheel):
-                verdict = judge(claim, w, before, runtimes, deprecations)
+                verdict = judge(claim, w, before, runtimes, deprecations, platform_wheels)
                 if not verdict.ok:
                     problems.append(f"{files[rel.version]}: {c.id}: wheel.{i}: the wheel locks contradict "
                                     f"'{claim.kind} {claim.name}': {verdict.why}")

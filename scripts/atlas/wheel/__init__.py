@@ -36,10 +36,10 @@ from .evidence import (
     text_roles,
     wheel_of,
 )
-from .history import MetaRow, Point, history, meta_diff, minor
+from .history import FAMILY_LABELS, MetaRow, Point, history, meta_diff, minor
 from .runtime import module_path, params_text, parse_runtime, runtime_diff
 
-__all__ = ["LOCK", "PRESENT", "Confirmation", "Deprecation", "MetaRow", "Point", "Verdict", "claim_roles", "entry_point_findings", "error_verdicts",
+__all__ = ["FAMILY_LABELS", "LOCK", "PRESENT", "Confirmation", "Deprecation", "MetaRow", "Point", "Verdict", "claim_roles", "entry_point_findings", "error_verdicts",
            "history", "ident_verdicts", "judge", "meta_diff", "minor", "module_path", "params_text", "parse_deprecations", "parse_runtime",
            "parse_surface", "probe_id", "runtime_diff", "stub_errors", "text_roles", "wheel_of"]
 

@@ -2,7 +2,8 @@
 
 In:  one ``schema.WheelClaim``, the wheel version of the change's release and of the release
      before it (``evidence.wheel_of``), the parsed runtime locks (``runtime.Runtime`` per wheel
-     version) and the parsed deprecation locks (``[deprecations.Deprecation]`` per wheel version).
+     version), the parsed deprecation locks (``[deprecations.Deprecation]`` per wheel version) and
+     the registry's wheels per release and platform family (``registry.platform_wheels`` of the lock).
 Out: ``judge(...) -> Confirmation``: ``ok`` (the locks agree), the two wheels compared, and what
      they show (the deprecation message, the two defaults), for the change page; ``why`` is the
      sentence for a build error when ``ok`` is False. Nothing here reads a wheel.
@@ -40,11 +41,27 @@ def _default(rt, name: str, param: str) -> Optional[str]:
     return next((d for p, _, d in params(row.signature) if p == param), None)
 
 
-def judge(claim, wheel: Optional[str], before: Optional[str], runtimes: dict, deprecations: dict) -> Confirmation:
+def _has(platform_wheels: dict, version: str, kind: str, name: str) -> bool:
+    fams = platform_wheels.get(version) or {}
+    return name in fams if kind == "no_platform" else any(name in row for row in fams.values())
+
+
+def judge(claim, wheel: Optional[str], before: Optional[str], runtimes: dict, deprecations: dict,
+          platform_wheels: Optional[dict] = None) -> Confirmation:
     c = Confirmation
     k, n = claim.kind, claim.name
     if wheel is None:
         return c(k, n, False, wheel, before, why="the release has no read wheel")
+    if k in ("no_python", "no_platform"):
+        pw = platform_wheels or {}
+        what = f"CPython {n}" if k == "no_python" else n
+        if wheel not in pw or before not in pw:
+            return c(k, n, False, wheel, before, why="the lock holds no registry file list for the wheels compared")
+        if _has(pw, wheel, k, n):
+            return c(k, n, False, wheel, before, why=f"the registry lists {what} wheels of torch {wheel}")
+        if not _has(pw, before, k, n):
+            return c(k, n, False, wheel, before, why=f"the registry lists no {what} wheel of torch {before}")
+        return c(k, n, True, wheel, before)
     if k in ("warns", "stops_warning"):
         if wheel not in deprecations or (before is not None and before not in deprecations):
             return c(k, n, False, wheel, before, why="no deprecation lock for the wheels compared")

@@ -47,6 +47,7 @@ from .evidence import (
     status_of,
     surface_path,
 )
+from .history import FAMILY_LABELS, family_of
 from .scan import WheelIndex, entry_point_report, find_error, find_ident
 from .surface import HIDDEN, write_surface
 
@@ -128,14 +129,58 @@ def _ask_registry(job: tuple) -> tuple[str, list[str]]:
     return py, _pip_index(args)
 
 
+def _py_key(py: str) -> tuple:
+    return (*map(int, py.rstrip("t").split(".")), py.endswith("t"))
+
+
+def platform_files(filenames: list[str], versions: list[str]) -> dict:
+    """From the registry's file names of torch, for each of ``versions``: per platform family, each
+    CPython version with a wheel (``3.13t``: the free-threaded build) and the platform tag of that
+    wheel (the macOS tag names the oldest macOS it installs on). A build tag
+    (``torch-2.10.0-3-...``) is a rebuild of the same version and its tag wins; local variants
+    (``2.13.0+cpu``) are other builds and are not counted."""
+    out: dict = {v: {} for v in versions}
+    split = [n[:-len(".whl")].split("-") for n in filenames if n.endswith(".whl")]
+    build = lambda parts: int(parts[2]) if len(parts) == 6 and parts[2].isdigit() else -1  # noqa: E731
+    for parts in sorted(split, key=lambda p: (build(p), p)):
+        if len(parts) not in (5, 6) or parts[1] not in out:
+            continue
+        py, abi, plat = parts[-3:]
+        fam = family_of(plat)
+        m = re.fullmatch(r"cp(\d)(\d+)", py)
+        if fam is None or m is None:
+            continue
+        cp = f"{m.group(1)}.{m.group(2)}" + ("t" if abi.endswith("t") else "")
+        out[parts[1]].setdefault(fam, {})[cp] = plat
+    order = list(FAMILY_LABELS)
+    return {v: {f: dict(sorted(row.items(), key=lambda kv: _py_key(kv[0])))
+                for f, row in sorted(fams.items(), key=lambda kv: order.index(kv[0]))}
+            for v, fams in out.items()}
+
+
+def _simple_files() -> list[str]:
+    """The file names the registry's simple API (PEP 691, JSON) lists for torch: one request."""
+    import json
+    import urllib.request
+    req = urllib.request.Request(INDEX + "/torch/", headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return [f["filename"] for f in json.load(r)["files"]]
+    except OSError as exc:
+        raise UsageError(f"could not read {INDEX}/torch/ ({exc}); check the network to pypi.org") from None
+
+
 def registry(cfg: Wheels, pool) -> dict:
-    """What the installer says about the registry's torch files: every version it lists (local
-    variants such as ``2.13.0+cpu`` included), and for each CPython of ``pythons`` the versions
-    with a binary wheel for the configured platforms. Nothing is downloaded."""
+    """What the registry says about its torch files: every version the installer lists (local
+    variants such as ``2.13.0+cpu`` included), for each CPython of ``pythons`` the versions
+    with a binary wheel for the configured platforms (as the installer answers), and per release
+    the CPython wheels of every platform family (from the simple API's file list). Nothing is
+    downloaded."""
     answers = dict(pool.map(_ask_registry, [("", [])] + [(py, _platforms(cfg)) for py in cfg.pythons]))
     wanted = set(cfg.versions)
     return {"index": INDEX, "platforms": _platforms(cfg), "versions": answers[""],
-            "python_wheels": {py: [v for v in answers[py] if v in wanted] for py in cfg.pythons}}
+            "python_wheels": {py: [v for v in answers[py] if v in wanted] for py in cfg.pythons},
+            "platform_wheels": platform_files(_simple_files(), list(cfg.versions))}
 
 
 def wheel_metadata(path: Path) -> dict:

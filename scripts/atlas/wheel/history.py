@@ -54,6 +54,17 @@ def parse_pins(requires_dist: list[str]) -> list[Pin]:
 
 
 @dataclass
+class PlatformRow:
+    """The wheels of one release for one platform family: ``groups`` pairs the oldest system (a
+    glibc or macOS version, of kind ``floor_kind``; "" for Windows) with the CPython versions
+    whose wheel installs there. No groups: the registry has no wheel of this release for it."""
+    family: str
+    label: str
+    floor_kind: str
+    groups: list[tuple[str, list[str]]]
+
+
+@dataclass
 class WheelRelease:
     """What the released wheel of one release shows."""
     wheel: str                        # 2.9.1
@@ -71,6 +82,10 @@ class WheelRelease:
     variants: list[str] = field(default_factory=list)   # other builds of this version the registry lists (2.13.0+cpu)
     cuda_archs: Optional[list[str]] = None               # GPU architectures its binaries hold (torch.cuda.get_arch_list()); None: not read
     cxx11_abi: Optional[bool] = None                     # its C++ library uses the C++11 ABI (None: not read)
+    # per platform family (linux-x86_64, macos-arm64, ...; wheel/extract.FAMILIES), each CPython
+    # version the registry has a wheel of this release for, and that wheel's platform tag
+    platform_wheels: dict[str, dict[str, str]] = field(default_factory=dict)
+    platforms_seen: list[str] = field(default_factory=list)   # the families any read release has wheels for
 
     @property
     def platform(self) -> str:
@@ -79,15 +94,36 @@ class WheelRelease:
 
     @property
     def glibc(self) -> str:
-        """The glibc minimum the platform tag implies (PEP 513/571/599/600): manylinux1 2.5,
-        manylinux2010 2.12, manylinux2014 2.17, manylinux_X_Y X.Y; "" for another platform."""
-        tag = self.platform
-        legacy = {"manylinux1": "2.5", "manylinux2010": "2.12", "manylinux2014": "2.17"}
-        for k, v in legacy.items():
-            if tag.startswith(k + "_"):
-                return v
-        m = re.match(r"manylinux_(\d+)_(\d+)_", tag)
-        return f"{m.group(1)}.{m.group(2)}" if m else ""
+        """The glibc minimum the platform tag implies (``tag_floor``); "" for another platform."""
+        return tag_floor(self.platform) if self.platform.startswith("manylinux") else ""
+
+    def floor(self, family: str) -> str:
+        """The oldest system any wheel of ``family`` installs on (glibc or macOS); "" for none."""
+        floors = [f for f in self.platform_floors.get(family, {}).values() if f]
+        return min(floors, key=version_key) if floors else ""
+
+    def floor_text(self, family: str) -> str:
+        """``floor`` with its kind: "glibc 2.28", "macOS 14.0"; "" for none."""
+        f = self.floor(family)
+        return f"{floor_kind(family)} {f}" if f else ""
+
+    @property
+    def platform_table(self) -> list[PlatformRow]:
+        """One row per platform family any read release has wheels for, in FAMILIES order: its
+        CPython wheels, grouped by the oldest system each installs on (empty: no wheel at all)."""
+        rows = []
+        for fam in self.platforms_seen:
+            groups: dict[str, list[str]] = {}
+            for py, floor in self.platform_floors.get(fam, {}).items():
+                groups.setdefault(floor, []).append(py)
+            rows.append(PlatformRow(fam, FAMILY_LABELS.get(fam, fam), floor_kind(fam),
+                                    sorted(groups.items(), key=lambda kv: version_key(kv[0]) if kv[0] else ())))
+        return rows
+
+    @property
+    def platform_floors(self) -> dict[str, dict[str, str]]:
+        """Per platform family, each CPython wheel's floor (``tag_floor``: glibc or macOS)."""
+        return {fam: {py: tag_floor(tag) for py, tag in row.items()} for fam, row in self.platform_wheels.items()}
 
     @property
     def size_mb(self) -> float:
@@ -109,6 +145,39 @@ class WheelRelease:
     @property
     def extras(self) -> list[str]:
         return sorted({p.extra for p in self.pins if p.extra})
+
+
+#: The platform families a wheel's platform tag belongs to (PEP 425 tags: manylinux1_x86_64,
+#: manylinux_2_28_aarch64, macosx_11_0_arm64, win_amd64), their names on pages and in the
+#: environment check, and the tag pattern; the order is the pages' order.
+FAMILIES = (("linux-x86_64", "Linux x86_64", r"manylinux\w*_x86_64"),
+            ("linux-aarch64", "Linux aarch64", r"manylinux\w*_aarch64"),
+            ("macos-arm64", "macOS arm64", r"macosx_\d+_\d+_arm64"),
+            ("macos-x86_64", "macOS x86_64", r"macosx_\d+_\d+_x86_64"),
+            ("windows-x86_64", "Windows x86_64", r"win_amd64"),
+            ("windows-arm64", "Windows arm64", r"win_arm64"))
+FAMILY_LABELS = {f: label for f, label, _ in FAMILIES}
+
+
+def family_of(platform_tag: str) -> Optional[str]:
+    return next((f for f, _, rx in FAMILIES if re.fullmatch(rx, platform_tag)), None)
+
+
+def floor_kind(family: str) -> str:
+    """What a family's platform tag sets a floor on: glibc (Linux), macOS, or nothing (Windows)."""
+    return "glibc" if family.startswith("linux") else ("macOS" if family.startswith("macos") else "")
+
+
+def tag_floor(tag: str) -> str:
+    """The oldest system a platform tag installs on: for manylinux the glibc (PEP 513/571/599/600:
+    manylinux1 2.5, manylinux2010 2.12, manylinux2014 2.17, manylinux_X_Y X.Y), for macosx_X_Y the
+    macOS version X.Y; "" for a tag without one (win_amd64)."""
+    legacy = {"manylinux1": "2.5", "manylinux2010": "2.12", "manylinux2014": "2.17"}
+    for k, v in legacy.items():
+        if tag.startswith(k + "_"):
+            return v
+    m = re.match(r"(?:manylinux|macosx)_(\d+)_(\d+)_", tag)
+    return f"{m.group(1)}.{m.group(2)}" if m else ""
 
 
 def _sort_py(v: str) -> tuple:
@@ -133,6 +202,8 @@ def wheel_release(version: str, lock: dict, surfaces: dict) -> Optional[WheelRel
         names=len(names), modules=sum(1 for s in names.values() if s == "module"),
         variants=[v for v in registry.get("versions") or [] if v.startswith(version + "+")],
         cuda_archs=w.get("cuda_archs"), cxx11_abi=w.get("cxx11_abi"),
+        platform_wheels=dict((registry.get("platform_wheels") or {}).get(version) or {}),
+        platforms_seen=[f for f in FAMILY_LABELS if any(f in fams for fams in (registry.get("platform_wheels") or {}).values())],
     )
 
 
