@@ -38,7 +38,7 @@ from .langs import LANGS
 from .problems import DataError
 from .text import punctuation, render_plain
 from .urls import DEFAULT_SITE_URL, upgrade_slug, url_for
-from .wheel import claim_roles, wheel_of
+from .wheel import FAMILY_LABELS, claim_roles, wheel_of
 
 SCHEMA_VERSION = 1
 CHECKER = Path(__file__).resolve().parent / "atlas_check.py"
@@ -293,7 +293,9 @@ class _Builder:
                 self.add("reload", c.id, release, sev, texts, target=m.group(1) if m else d.group(2),
                          how="reload" if m else "del", source=where)
             elif ck.kind == "method":
-                self.add("method", c.id, release, sev, texts, target=re.sub(r"\(.*\)$", "", target), source=where)
+                # an autograd change does not touch code the checker sees run without gradients
+                grad = {"grad_only": True} if c.area == "autograd" else {}
+                self.add("method", c.id, release, sev, texts, target=re.sub(r"\(.*\)$", "", target), source=where, **grad)
             else:
                 args = []
                 for j, a in enumerate(ck.args):
@@ -304,6 +306,8 @@ class _Builder:
                                              "'value' in when needs a value")
                     args.append({"keyword": kw, "position": a.position, "when": list(a.when), "value": val})
                 extra = {"args": args} if ck.kind == "call" else {}
+                if c.area == "autograd":
+                    extra["grad_only"] = True
                 self.add(ck.kind, c.id, release, sev, texts, targets=self.qualify(target), source=where, **extra)
 
     def covered(self, change: str, name: str) -> bool:
@@ -358,7 +362,9 @@ class _Builder:
         covered = {r["change"] for r in self.rules if r["change"]}
         env = self.env()
         env_links = {cid for rel in env["releases"].values() for cid in rel["links"].values() if cid}
-        not_checked = [{"change": c.id, "type": c.type, "env": c.id in env_links}
+        # what the code check cannot see, with each change's title and page for the /check/ page
+        not_checked = [{"change": c.id, "type": c.type, "env": c.id in env_links, "release": r.version,
+                        **{k: v for k, v in self.change_texts(c.id).items() if k != "fix"}}
                        for r in self.fb.releases for c in r.changes
                        if (c.is_breaking or c.type in ("removal", "behavior")) and c.id not in covered]
         return {
@@ -432,6 +438,7 @@ class _Builder:
                 "links": links,
             }
         drivers = {d.cuda: d.min_driver for d in table.cuda_drivers}
+        mps_change, releases_mps = None, None   # the MPS macOS minimum carried through the selected releases
         for pt in self.points:
             w = pt.wheel
             # known from its wheel: the CPython versions the registry has wheels for, the GPU
@@ -452,7 +459,25 @@ class _Builder:
                                        ("nvidia_min_driver", drivers.get(cuda_major))):
                         if f[key] is None:
                             f[key] = value
-                    for key, names in (("nvidia_min_arch", ("archs", "arch")), ("nvidia_min_driver", ("driver",))):
+                    # a CUDA build that ends in this release (``cuda_ended``) blocks that build from here on
+                    ended = [c for c in pt.release.changes if c.type == "platform" and "cuda_ended" in c.values]
+                    f["cuda_ended"] = [str(c.values["cuda_ended"]) for c in ended] or None
+                    if ended:
+                        f["links"]["cuda_ended"] = ended[0].id
+                        links_all.add(ended[0].id)
+                    # the macOS that MPS needs, from a selected platform change that states it, else
+                    # the one stated by the newest selected release before (a minimum never falls back)
+                    mps = next((c for c in pt.release.changes if c.type == "platform" and "macos_min" in c.values), None)
+                    if f["macos_min_mps"] is None and mps is not None:
+                        f["macos_min_mps"], mps_change = str(mps.values["macos_min"]), mps.id
+                    elif f["macos_min_mps"] is None and mps_change:
+                        f["macos_min_mps"] = releases_mps
+                    if f["macos_min_mps"] is not None and mps_change and "macos_min_mps" not in f["links"]:
+                        f["links"]["macos_min_mps"] = mps_change
+                        links_all.add(mps_change)
+                    releases_mps = f["macos_min_mps"]
+                    for key, names in (("nvidia_min_arch", ("archs", "arch")), ("nvidia_min_driver", ("driver",)),
+                                       ("python_min", ("python_min",))):
                         c = next((c for c in pt.release.changes if c.type == "platform" and set(names) & set(c.values)), None)
                         if c and key not in f["links"]:
                             f["links"][key] = c.id
@@ -477,13 +502,17 @@ class _Builder:
             if pt.version in releases:
                 releases[pt.version]["glibc_min"] = (w.glibc or None) if w else None
                 releases[pt.version]["glibc_change"] = glibc_change if w and w.glibc else None
+                # per platform family, the CPython versions with a wheel on PyPI and the oldest
+                # glibc or macOS each installs on (the registry's file list); None: not read
+                releases[pt.version]["wheels"] = (w.platform_floors or None) if w else None
         if glibc_change:
             links_all.add(glibc_change)
         mac = next((c for c in self.fb.changes()
                     if c.type == "platform" and c.values.get("platform") == "macOS x64" and "last" in c.values), None)
         if mac:
             links_all.add(mac.id)
-        platform = {"intel_mac_last": str(mac.values["last"]) if mac else None, "intel_mac_change": mac.id if mac else None}
+        platform = {"intel_mac_last": str(mac.values["last"]) if mac else None, "intel_mac_change": mac.id if mac else None,
+                    "labels": dict(FAMILY_LABELS)}
         return {
             "releases": releases,
             "platform": platform,
