@@ -5,6 +5,8 @@ with scripts/dev/ensure_browser.py), they never skip.
 """
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from atlas.langs import LANGS
@@ -372,7 +374,35 @@ def test_check_page_reads_an_environment_paste(page, served_site):
 def test_check_page_says_when_nothing_is_affected(page, served_site, factbase):
     status = _check(page, served_site, "zh", "import torch\nQ, R = torch.linalg.qr(A)\n", kind="code")
     assert status == factbase.ui["zh"]["check.none"]
-    assert page.locator(".atlas-check-results li").count() == 0
+    assert page.locator(".atlas-check-group li").count() == 0
+    assert page.locator(".atlas-check-blind li").count() >= 1   # what it cannot see is still said
+
+
+def test_check_page_keeps_up_with_its_pickers(page, served_site, factbase):
+    """Repeated notes are grouped, links are root-relative, what the check cannot see is listed,
+    a changed picker runs the check again and explains a reversed pair, and an environment paste
+    sets From to its own torch version."""
+    ui = factbase.ui["en"]
+    code = "import torch\nQ, R = torch.qr(A)\n" + "".join(f"y{i} = x.clamp(0, {i})\n" for i in range(5))
+    _check(page, served_site, "en", code, kind="code")
+    grouped = page.locator(".atlas-check-results li[data-places]")
+    assert grouped.count() == 1 and grouped.get_attribute("data-places") == "5"
+    assert grouped.locator("summary").inner_text() == ui["check.places"].replace("{n}", "5")
+    hrefs = page.eval_on_selector_all(".atlas-check-results a", "els => els.map(e => e.getAttribute('href'))")
+    assert hrefs and all(h.startswith("/") and "://" not in h for h in hrefs), hrefs
+    blind = page.eval_on_selector_all(".atlas-check-blind li", "els => els.map(e => e.dataset.unchecked)")
+    assert blind and all(c.startswith(("214-", "215-")) for c in blind), blind
+    box = page.locator("#atlas-check-input").bounding_box()
+    form = page.locator("form[data-atlas-check]").bounding_box()
+    assert box["width"] >= 0.9 * form["width"], (box, form)
+    page.select_option("form[data-atlas-check] select[name=to]", "2.13")   # no click: the change runs it
+    page.wait_for_function("t => document.querySelector('.atlas-check-status').textContent === t",
+                           arg=ui["check.reversed"].replace("{old}", "2.13").replace("{new}", "2.13"))
+    assert page.locator(".atlas-check-group li").count() == 0   # no stale result left on screen
+    _check(page, served_site, "en", CHECK_ENV, frm="2.15")
+    torch_rel = ".".join(re.search(r"PyTorch version: (\d+\.\d+)", CHECK_ENV).group(1).split(".")[:2])
+    assert page.locator("select[name=from]").input_value() == torch_rel
+    assert page.locator(".atlas-check-from").inner_text() == ui["check.from_paste"].replace("{release}", torch_rel)
 
 
 @pytest.mark.parametrize("lang", LANGS)

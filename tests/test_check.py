@@ -581,6 +581,56 @@ def test_env_platform_item_says_when_no_wheel_exists_or_glibc_is_too_old(rules):
     assert not [i for i in check_env(rules, parse_env("Python 3.11.4\n"), "2.15", "en") if i["check"] == "platform"]
 
 
+MAC_ARM_13 = """PyTorch version: 2.8.0
+Is debug build: False
+CUDA used to build PyTorch: None
+OS: macOS 13.6.1 (arm64)
+Python version: 3.12.4 (main, Jun  6 2024, 18:26:44) [Clang 15.0.0 (clang-1500.3.9.4)] (64-bit runtime)
+Python platform: macOS-13.6.1-arm64-arm-64bit
+"""
+LINUX_ARM = """PyTorch version: 2.4.1
+CUDA used to build PyTorch: None
+OS: Ubuntu 22.04.4 LTS
+Libc version: glibc-2.35
+Python version: 3.8.18 (default, Aug 25 2023, 13:20:30)  [GCC 11.4.0] (64-bit runtime)
+Python platform: Linux-5.15.0-1051-aws-aarch64-with-glibc2.35
+"""
+
+
+def test_env_platform_item_reads_the_registry_of_every_platform(rules):
+    """The wheels of each platform family come from the registry's file list: the macOS floor of
+    the arm64 wheel, the glibc of the aarch64 wheel, and the processor from "Python platform"."""
+    from atlas.atlas_check import check_env, newest_runnable, parse_env
+
+    def plat(paste, to):
+        return next(i for i in check_env(rules, parse_env(paste), to, "en") if i["check"] == "platform")
+
+    env = parse_env(MAC_ARM_13)
+    assert (env["os"], env["arch"], env["macos"]) == ("macos", "arm64", "13.6.1")
+    assert plat(MAC_ARM_13, "2.11")["verdict"] == "ok"
+    m = plat(MAC_ARM_13, "2.12")
+    assert m["verdict"] == "blocked" and m["found"] == "macOS arm64, macOS 13.6.1" and "macOS 14.0" in m["note"], m
+    newest = newest_runnable(rules, env, "en")   # with MPS: 2.9 needs macOS 14 for it
+    assert newest["release"] == "2.8" and [i["check"] for i in newest["blocked_by"]["items"]] == ["macos_mps"], newest
+    mps = {to: next(i for i in check_env(rules, env, to, "en") if i["check"] == "macos_mps") for to in ("2.8", "2.9", "2.11")}
+    assert mps["2.8"]["verdict"] == "unknown"
+    assert (mps["2.9"]["verdict"], mps["2.9"]["change"]) == ("blocked", "29-mps-macos14")   # and it stays so
+    assert (mps["2.11"]["verdict"], mps["2.11"]["change"]) == ("blocked", "29-mps-macos14")
+    # sw_vers with `uname -m` beside it names the processor
+    sw = "ProductName:\t\tmacOS\nProductVersion:\t\t13.6.9\n% uname -m\nx86_64\ntorch==2.2.2\n"
+    assert plat(sw, "2.3")["verdict"] == "blocked" and plat(sw, "2.3")["change"] == "23-macos-x86-wheels-end"
+    env = parse_env(LINUX_ARM)
+    assert (env["os"], env["arch"], env["glibc"]) == ("linux", "aarch64", "2.35")
+    assert plat(LINUX_ARM, "2.15")["verdict"] == "ok" and plat(LINUX_ARM, "2.15")["found"] == "Linux aarch64, glibc 2.35"
+    # glibc 2.17 is too old for the aarch64 wheel once it moved to manylinux_2_28 (2.6, a release earlier than x86-64)
+    old = LINUX_ARM.replace("glibc-2.35", "glibc-2.17")
+    assert plat(old, "2.5")["verdict"] == "ok" and plat(old, "2.6")["verdict"] == "blocked"
+    # no Windows arm64 wheel of any release
+    win = "PyTorch version: 2.6.0\nOS: Microsoft Windows 11 Home (arm64)\nPython version: 3.12.1\n"
+    w = plat(win, "2.15")
+    assert w["verdict"] == "blocked" and w["note"] == "no wheel for this platform on PyPI", w
+
+
 def test_fsdp1_and_checkpoint_without_use_reentrant_are_deprecated_notes(rules, tmp_path):
     src = ("import torch\n"
            "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, fully_shard\n"
@@ -594,3 +644,265 @@ def test_fsdp1_and_checkpoint_without_use_reentrant_are_deprecated_notes(rules, 
     got = sorted((f["line"], f["change"], f["severity"]) for f in findings if f["change"] and _before_213(f["change"]))
     assert got == [(2, "26-fsdp1-deprecated", "deprecated"), (4, "26-fsdp1-deprecated", "deprecated"),
                    (6, "22-checkpoint-use-reentrant", "deprecated"), (8, "22-checkpoint-use-reentrant", "deprecated")], got
+
+
+CU118_PY38 = """PyTorch version: 2.4.1+cu118
+CUDA used to build PyTorch: 11.8
+OS: Ubuntu 20.04.6 LTS (x86_64)
+Libc version: glibc-2.31
+Python version: 3.8.10 (default, Nov 22 2023, 10:22:35)  [GCC 9.4.0] (64-bit runtime)
+"""
+
+
+def test_env_knows_the_python_and_cuda_builds_that_end_in_selected_releases(rules):
+    """The ends of Python 3.8 and 3.9 and of the cu121, cu124 and cu118 builds (curated from
+    PyTorch's release guide) give verdicts for the selected releases, with their change pages."""
+    from atlas.atlas_check import check_env, parse_env
+
+    def row(paste, to, check):
+        return next(i for i in check_env(rules, parse_env(paste), to, "en") if i["check"] == check)
+
+    assert row(CU118_PY38, "2.4", "python")["verdict"] == "ok"
+    p = row(CU118_PY38, "2.5", "python")
+    assert p["verdict"] == "blocked" and p["change"] == "25-python38-dropped", p
+    py39 = CU118_PY38.replace("3.8.10", "3.9.18")
+    assert row(py39, "2.8", "python")["verdict"] == "ok"
+    assert row(py39, "2.9", "python")["change"] == "29-python39-dropped"
+    assert row(CU118_PY38, "2.7", "cuda_wheel")["verdict"] == "unknown"   # the atlas has no list of 2.7's builds
+    c = row(CU118_PY38, "2.8", "cuda_wheel")
+    assert c["verdict"] == "blocked" and c["change"] == "28-cuda118-builds-end", c
+    assert row(CU118_PY38, "2.12", "cuda_wheel")["change"] == "28-cuda118-builds-end"
+    cu121 = CU118_PY38.replace("CUDA used to build PyTorch: 11.8", "CUDA used to build PyTorch: 12.1")
+    assert row(cu121, "2.5", "cuda_wheel")["verdict"] == "unknown"
+    assert row(cu121, "2.6", "cuda_wheel")["change"] == "26-cuda121-builds-end"
+    cu124 = CU118_PY38.replace("CUDA used to build PyTorch: 11.8", "CUDA used to build PyTorch: 12.4")
+    assert row(cu124, "2.7", "cuda_wheel")["change"] == "27-cuda124-builds-end"
+    assert row(cu124, "2.6", "cuda_wheel")["verdict"] == "unknown"
+
+
+def test_a_team_can_adopt_the_checker_fail_on_baseline_and_ignore(rules_file, tmp_path):
+    """--fail-on sets the level that fails a run, --baseline keeps an earlier run's findings out
+    (by fingerprint, so an edit above them does not bring them back), and ignore comments drop
+    single lines; SARIF carries the same fingerprints."""
+    a = tmp_path / "a.py"
+    a.write_text("import torch.distributed as dist\ndist.new_group([0, 1])\n", encoding="utf-8")   # a behaviour note
+    base = ["--rules", rules_file, "code", "--from", "2.14", "--to", "2.15"]
+    assert run_cli(*base, str(a)).returncode == 1
+    assert run_cli(*base, "--fail-on", "breaks", str(a)).returncode == 0
+    assert run_cli(*base, "--fail-on", "any", str(a)).returncode == 2
+    a.write_text("import torch\nQ, R = torch.qr(A)\nP = torch.qr(B)  # atlas: ignore[214-remove-qr]\n", encoding="utf-8")
+    p = run_cli(*base, "--from", "2.13", str(a))
+    assert p.returncode == 2 and "1 finding " in p.stdout and "1 ignored by comments" in p.stdout, p.stdout
+    first = run_cli(*base, "--from", "2.13", "--format", "json", str(a))
+    (tmp_path / "base.json").write_text(first.stdout, encoding="utf-8")
+    fp = json.loads(first.stdout)["findings"][0]["fingerprint"]
+    # an edit above the finding moves its line; it stays in the baseline. A new use is reported.
+    a.write_text("import torch\n# a comment\nQ, R = torch.qr(A)\nS = torch.qr(C)\n", encoding="utf-8")
+    p = run_cli(*base, "--from", "2.13", "--baseline", str(tmp_path / "base.json"), "--format", "json", str(a))
+    out = json.loads(p.stdout)
+    assert [f["line"] for f in out["findings"]] == [4] and out["stats"]["baseline"] == 1 and p.returncode == 2
+    sarif = json.loads(run_cli(*base, "--from", "2.13", "--format", "sarif", str(a)).stdout)
+    prints = [r["partialFingerprints"]["atlasFinding/v1"] for r in sarif["runs"][0]["results"]]
+    assert fp in prints and len(set(prints)) == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]", encoding="utf-8")
+    p = run_cli(*base, "--baseline", str(bad), str(a))
+    assert p.returncode == 3 and "--baseline" in p.stderr
+
+
+def test_crash_exits_4_and_a_closed_pipe_is_quiet(rules_file, tmp_path):
+    """An error of the checker itself is exit 4 with one line (never 1, "only notes"); `| head`
+    closing the pipe gives no traceback."""
+    broken = tmp_path / "rules.json"
+    data = json.loads(Path(rules_file).read_text(encoding="utf-8"))
+    data["rules"] = [dict(r, targets=None) if r["kind"] == "name" else r for r in data["rules"]]   # not iterable
+    broken.write_text(json.dumps(data), encoding="utf-8")
+    a = tmp_path / "a.py"
+    a.write_text("import torch\ntorch.qr(a)\n", encoding="utf-8")
+    p = subprocess.run([sys.executable, str(CHECKER), "--rules", str(broken), "code", str(a)], capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 4 and "internal error" in p.stderr and "Traceback" not in p.stderr, (p.returncode, p.stderr)
+    many = tmp_path / "many.py"
+    many.write_text("import torch\n" + "torch.qr(a)\n" * 20000, encoding="utf-8")
+    sh = subprocess.run(f'"{sys.executable}" "{CHECKER}" --rules "{rules_file}" code --from 2.13 "{many}" | head -1',
+                        shell=True, capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in sh.stderr and "BrokenPipe" not in sh.stderr, sh.stderr
+    assert sh.stdout.count("\n") == 1
+
+
+def test_env_fields_that_cannot_be_read_are_unknown_not_a_crash(rules):
+    """A driver written as a word, a Windows driver version, and nvidia-smi rows of Windows
+    (WDDM, TCC); long runs of spaces after every field cost linear time."""
+    from atlas.atlas_check import check_env, parse_env
+
+    def drv(paste):
+        return next(i for i in check_env(rules, parse_env(paste), "2.15", "en") if i["check"] == "nvidia_driver")
+
+    for word in ("Unknown", "x", "v580"):
+        d = drv(f"PyTorch version: 2.9.1\nNvidia driver version: {word}\n")
+        assert d["verdict"] == "unknown" and "unreadable" in d["note"], d
+    w = drv("PyTorch version: 2.9.1\nNvidia driver version: 32.0.15.8129\n")
+    assert w["found"] == "581.29 (32.0.15.8129)" and w["verdict"] in ("ok", "blocked")
+    smi = ("| NVIDIA-SMI 581.29    Driver Version: 581.29    CUDA Version: 13.0 |\n"
+           "|   0  NVIDIA GeForce RTX 4090      WDDM  |   00000000:01:00.0  On |   Off |\n"
+           "|   1  Tesla V100-PCIE-16GB          TCC  |   00000000:02:00.0 Off |     0 |\n")
+    assert parse_env(smi)["gpus"] == ["NVIDIA GeForce RTX 4090", "Tesla V100-PCIE-16GB"]
+    hostile = "PyTorch version: 2.9.1\n" + "".join(p + " " * 100000 + "\n" for p in ("GPU 0: ", "|   0  ", "GPU models and configuration: ",
+                                                        "Nvidia driver version: ", "OS: "))
+    env = parse_env(hostile + "GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-1)\n")
+    assert env["gpus"] == ["NVIDIA A100-SXM4-40GB"]
+
+
+GUARDS = (
+    "import torch\n"
+    "try:\n"
+    "    Q, R = torch.qr(A)\n"                                   # 3: guarded (try ... except AttributeError)
+    "except (AttributeError, TypeError):\n"
+    "    Q, R = torch.linalg.qr(A)\n"
+    "if hasattr(torch, 'qr'):\n"
+    "    torch.qr(A)\n"                                          # 7: guarded (hasattr)
+    "if version < (2, 14):\n"
+    "    torch.cholesky(A)\n"                                    # 9: guarded (a version test)
+    "TORCH_GE_214 = tuple(int(x) for x in torch.__version__.split('.')[:2]) >= (2, 14)\n"
+    "if not TORCH_GE_214:\n"
+    "    torch.qr(B)\n"                                          # 12: guarded (a module-level version constant)
+    "elif x:\n"
+    "    torch.qr(D)\n"                                          # 14: guarded (an elif of a guard)
+    "try:\n"
+    "    torch.qr(C)\n"                                          # 16: breaks (ValueError is no guard)
+    "except ValueError:\n"
+    "    pass\n"
+    "torch.qr(E)\n"                                             # 19: breaks
+    "try:\n"
+    "    L = torch.linalg.cholesky(M)\n"
+    "except RuntimeError:\n"
+    "    L = torch.cholesky(M + eps)\n"                           # 23: breaks (a numeric fallback, not an old API)
+    "if hasattr(model, '_local') or sys.version_info >= (3, 11) or cfg.fsdp_version == 2:\n"
+    "    torch.qr(F)\n"                                          # 25: breaks (no torch probe, no torch version)
+    "if hasattr(linalg, 'cholesky'):\n"
+    "    torch.qr(G)\n")                                         # 27: guarded (it probes a name a rule matches)
+
+
+def test_uses_inside_compat_guards_are_notes_not_breaks(rules, tmp_path):
+    findings, _ = scan_text(rules, tmp_path, GUARDS, frm="2.13", to="2.15")
+    got = [(f["line"], f["severity"]) for f in findings if f["api"] in ("torch.qr", "torch.cholesky")]
+    assert got == [(3, "guarded"), (7, "guarded"), (9, "guarded"), (12, "guarded"), (14, "guarded"),
+                   (16, "breaks"), (19, "breaks"), (23, "breaks"), (25, "breaks"), (27, "guarded")], got
+    g = next(f for f in findings if f["line"] == 7)
+    assert g["guard"].startswith("inside a compat guard (a version or feature test): if this branch is there for releases before 2.14")
+    assert next(f for f in findings if f["line"] == 19)["guard"] is None
+
+
+MATCH_AS_TORCH = (
+    "import torch\n"
+    "import torch.distributed as dist\n"
+    "y = x.clamp(0, 1)\n"                                       # 3: clamp
+    "y = x.clip(0, 1)\n"                                        # 4: quiet: .clip is also NumPy's
+    "x.clip_(0, 1)\n"                                           # 5
+    "with torch.no_grad():\n"
+    "    z = x.clamp(0, 1)\n"                                   # 7: no gradient here: quiet
+    "@torch.inference_mode()\n"
+    "def f(x):\n"
+    "    return x.clamp(0, 1)\n"                                # 10: quiet
+    "def g(x):\n"
+    "    return torch.clamp(x, 0, 1)\n"                         # 12: reported
+    "dist.init_process_group(backend='NCCL')\n")                # 13: backend names are lower-cased by torch
+
+
+def test_the_checker_matches_as_torch_does(rules, tmp_path):
+    """.clip is clamp, a backend name is case-insensitive, and an autograd change stays quiet in
+    code that runs without gradients."""
+    findings, _ = scan_text(rules, tmp_path, MATCH_AS_TORCH, frm="2.13", to="2.15")
+    clamp = [f["line"] for f in findings if f["change"] == "214-clamp-grad"]
+    assert clamp == [3, 5, 12], clamp
+    assert (13, "215-nccl-default") in [(f["line"], f["change"]) for f in findings]
+
+
+def test_text_output_says_a_repeated_note_once_json_keeps_every_place(rules_file, tmp_path):
+    a = tmp_path / "a.py"
+    a.write_text("import torch\n" + "".join(f"y{i} = x.clamp(0, {i})\n" for i in range(5)), encoding="utf-8")
+    text = run_cli("--rules", rules_file, "code", "--from", "2.13", str(a)).stdout
+    assert text.count("behavior: ") == 1 and f"and 4 more places: {a}:3:" in text, text
+    out = json.loads(run_cli("--rules", rules_file, "code", "--from", "2.13", "--format", "json", str(a)).stdout)
+    assert [f["line"] for f in out["findings"]] == [2, 3, 4, 5, 6]
+
+
+def test_a_run_that_could_not_read_a_file_is_incomplete(rules_file, tmp_path):
+    """A FIFO is never opened, a notebook is reported, a path given twice is read once, and a
+    file that could hold findings but was skipped makes the run incomplete (exit 5) unless
+    --allow-skipped."""
+    import os as _os
+    (tmp_path / "a.py").write_text("import torch\ntorch.qr(a)\n", encoding="utf-8")
+    _os.mkfifo(tmp_path / "pipe.py")
+    (tmp_path / "nb.ipynb").write_text('{"cells": []}', encoding="utf-8")
+    (tmp_path / "big.py").write_text("x = 1\n" * 1000000, encoding="utf-8")   # 6 MB
+    p = run_cli("--rules", rules_file, "code", "--from", "2.13", "--format", "json", str(tmp_path), str(tmp_path / "a.py"))
+    out = json.loads(p.stdout)
+    reasons = {_os.path.basename(s["path"]): s["reason"] for s in out["skipped"]}
+    assert reasons["pipe.py"].startswith("not a regular file") and reasons["nb.ipynb"].startswith("a notebook")
+    assert reasons["big.py"].startswith("larger than 5 MB")
+    assert len(out["findings"]) == 1 and out["stats"]["incomplete"] is True and p.returncode == 5
+    text = run_cli("--rules", rules_file, "code", "--from", "2.13", str(tmp_path)).stdout
+    assert "incomplete: 3 files could not be checked" in text
+    ok = run_cli("--rules", rules_file, "code", "--from", "2.13", "--allow-skipped", str(tmp_path))
+    assert ok.returncode == 2
+
+
+VLLM = """==============================
+        System Info
+==============================
+OS                           : Ubuntu 22.04.5 LTS (x86_64)
+Libc version                 : glibc-2.35
+
+==============================
+       PyTorch Info
+==============================
+PyTorch version              : 2.6.0+cu124
+CUDA used to build PyTorch   : 12.4
+
+==============================
+      Python Environment
+==============================
+Python version               : 3.12.9 (main, Feb  5 2025, 08:49:00) [GCC 11.4.0] (64-bit runtime)
+
+==============================
+       CUDA / GPU Info
+==============================
+GPU models and configuration :
+GPU 0: NVIDIA H100 80GB HBM3
+Nvidia driver version        : 550.127.05
+"""
+
+
+def test_env_reads_the_layouts_real_pastes_come_in(rules, rules_file, tmp_path):
+    """vLLM's sectioned collect_env, an indented or quoted paste, colour codes, pip list; a paste
+    in no known format is a usage error (exit 3), never "nothing blocked"."""
+    from atlas.atlas_check import parse_env
+
+    want = {"torch": "2.6.0+cu124", "python": "3.12.9", "driver": "550.127.05", "gpus": ["NVIDIA H100 80GB HBM3"],
+            "os": "linux", "arch": "x86_64", "glibc": "2.35", "cuda": "12.4"}
+    for paste in (VLLM, "\n".join("   " + ln for ln in VLLM.split("\n")), "\n".join("> " + ln for ln in VLLM.split("\n")),
+                  VLLM.replace("PyTorch version", "\x1b[1mPyTorch version\x1b[0m")):
+        env = parse_env(paste)
+        assert {k: env[k] for k in want} == want, paste[:80]
+    assert parse_env("Package    Version\n---------- -------\ntorch      2.9.1+cu128\n")["torch"] == "2.9.1+cu128"
+    junk = tmp_path / "junk.txt"
+    junk.write_text("hello\nthis is not a paste\n", encoding="utf-8")
+    p = run_cli("--rules", rules_file, "env", str(junk))
+    assert p.returncode == 3 and "no known format" in p.stderr and "collect_env" in p.stderr
+
+
+def test_output_is_valid_utf8_and_sarif_uris_are_relative(rules_file, tmp_path):
+    import os as _os
+    d = _os.fsencode(str(tmp_path))
+    bad = _os.path.join(d, b"caf\xe9 \x1b[31m.py")   # latin-1 bytes and an escape in the name
+    with open(bad, "wb") as f:
+        f.write(b"import torch\ntorch.qr(a)\n")
+    proc = subprocess.run([sys.executable, str(CHECKER), "--rules", rules_file, "code", "--from", "2.13", "--format",
+                           "sarif", str(tmp_path)], capture_output=True, timeout=300)
+    text = proc.stdout.decode("utf-8")   # raises if it is not UTF-8
+    uri = json.loads(text)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == "caf%EF%BF%BD%20%5Cx1b%5B31m.py", uri
+    out = subprocess.run([sys.executable, str(CHECKER), "--rules", rules_file, "code", "--from", "2.13", str(tmp_path)],
+                         capture_output=True, timeout=300).stdout
+    assert b"\x1b" not in out and "caf\ufffd \\x1b[31m.py".encode() in out

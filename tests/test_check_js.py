@@ -46,6 +46,14 @@ EDGE = {
         "os.environ['TORCH_DIST_USE_NCCL2'] = '0'\n"                # 8: a real setting
         "print(os.environ.get('TORCH_DIST_USE_NCCL2'))\n"           # 9: a real read inside a message
         "p.add_argument('--b', choices=['nccl-legacy'], help='nccl-legacy')\n"),   # 10: the choice, not the help
+    "ignore.py": (
+        "import torch\n"
+        "a = torch.qr(x)  # atlas: ignore\n"                      # 2: dropped
+        "b = torch.qr(x)  # atlas: ignore[213-some-other-change]\n"   # 3: kept: another change
+        "c = torch.qr(x)  #atlas:ignore[ 214-remove-qr , x]\n"   # 4: the change named
+        "d = torch.qr(x)  # see atlas: ignore\n"),                 # 5: kept: not a comment directive
+    "guards.py": None,   # test_check.GUARDS
+    "as_torch.py": None,   # test_check.MATCH_AS_TORCH
     "typename.py": (
         "import torch.distributed as dist\n"
         "from torch.distributed import ProcessGroupNCCL as PG\n"
@@ -94,6 +102,9 @@ def test_corpus_parity(rules):
 
 
 def test_edge_case_parity(rules, tmp_path):
+    from test_check import GUARDS, MATCH_AS_TORCH
+
+    EDGE["guards.py"], EDGE["as_torch.py"] = GUARDS, MATCH_AS_TORCH
     jobs = []
     for name, src in EDGE.items():
         (tmp_path / name).write_text(src, encoding="utf-8")
@@ -110,6 +121,10 @@ def test_edge_case_parity(rules, tmp_path):
     assert [(f[0], f[3]) for f in by["typename.py"][0] if "isinstance" in f[2]] == [
         (3, "torch.distributed.ProcessGroupNCCL"), (4, "torch.distributed.ProcessGroupNCCL"),
         (5, "torch.distributed.ProcessGroupNCCL"), (5, "torch.distributed.ProcessGroupNCCL")]
+    assert [f[0] for f in by["ignore.py"][0]] == [3, 5]   # ignore comments: bare, and naming the change
+    assert [(f[0], f[4]) for f in by["guards.py"][0] if f[3] in ("torch.qr", "torch.cholesky")] == [
+        (3, "guarded"), (7, "guarded"), (9, "guarded"), (12, "guarded"), (14, "guarded"), (16, "breaks"), (19, "breaks"),
+        (23, "breaks"), (25, "breaks"), (27, "guarded")]
     assert not by["py2b.py"][1]   # print >>f, x is a Python 3 expression
     assert by["py2.py"][1] and by["unterminated.py"][1] and by["badindent.py"][1]
     assert [(f[0], f[1]) for f in by["unicode.py"][0]] == [(2, 13), (2, 40)]   # columns in characters
@@ -133,10 +148,12 @@ def test_detect_kind_parity(rules):
 
 
 def test_env_platform_parity(rules):
-    """The platform row (Intel Mac wheels, the glibc of the Linux wheel) is the same in both engines."""
-    from test_check import INTEL_MAC, OLD_GLIBC
+    """The platform row (a wheel for the platform at all, its glibc or macOS floor) is the same in both engines."""
+    from test_check import CU118_PY38, INTEL_MAC, LINUX_ARM, MAC_ARM_13, OLD_GLIBC, VLLM
 
-    jobs = [{"text": t, "to": to} for t in (INTEL_MAC, OLD_GLIBC) for to in ("2.2", "2.3", "2.6", "2.7", "2.15")]
+    pastes = ("ProductName:\t\tmacOS\nProductVersion:\t\t13.6.9\n% uname -m\nx86_64\ntorch==2.2.2\n", VLLM, "\n".join("> " + ln for ln in VLLM.split("\n")), INTEL_MAC, OLD_GLIBC, MAC_ARM_13, LINUX_ARM, LINUX_ARM.replace("glibc-2.35", "glibc-2.17"), CU118_PY38,
+              CU118_PY38.replace(": 11.8", ": 12.1"), CU118_PY38.replace(": 11.8", ": 12.4"))
+    jobs = [{"text": t, "to": to} for t in pastes for to in ("2.2", "2.3", "2.5", "2.6", "2.7", "2.11", "2.12", "2.15")]
     js = ev.run_js({"rules": rules, "env": jobs})["env"]
     rows = 0
     for job, j in zip(jobs, js):

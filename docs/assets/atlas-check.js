@@ -72,10 +72,16 @@
     var addPrefixes = function (t) { var p = t.split("."); for (var i = 1; i <= p.length; i++) ix.prefixes[p.slice(0, i).join(".")] = 1; };
     ix.name.forEach(function (x) { addPrefixes(x[0]); });
     [ix.call, ix.param, ix.isinst].forEach(function (tb) { Object.keys(tb).forEach(addPrefixes); });
+    ix.words = words;   // the last part of every target: what a guard's hasattr may probe
     var ws = Object.keys(words).sort();
     ix.pattern = ws.length ? new RegExp(ws.map(escapeRe).join("|")) : null;
   }
 
+  // a keyword rule's value: exact, except a backend name, which torch lower-cases (atlas_check.kw_eq)
+  function kwEq(v, r) {
+    if (v === r.value) return true;
+    return r.target === "backend" && typeof v === "string" && typeof r.value === "string" && v.toLowerCase() === r.value.toLowerCase();
+  }
   function valueMatch(s, v, split) {
     if (s === v) return true;
     return !!split && s.split(/[,:]/).map(function (p) { return p.trim(); }).indexOf(v) >= 0;
@@ -352,14 +358,52 @@
     return { value: toks.map(function (t) { return t.v; }).join(""), bytes: toks[0].bytes };
   }
 
-  function Analyzer(ix) { this.ix = ix; this.findings = []; this.seen = {}; this.inExcept = 0; }
+  // compat guards (atlas_check.GUARD_EXCEPTIONS, GUARD_NAMES): a use inside one is severity "guarded"
+  var GUARD_EXCEPTIONS = { AttributeError: 1, ImportError: 1, ModuleNotFoundError: 1, RuntimeError: 1 };
+  var FALLBACK_EXCEPTIONS = { AttributeError: 1, ImportError: 1, ModuleNotFoundError: 1 };   // atlas_check.FALLBACK_EXCEPTIONS
+  function catches(n, names) {   // an except clause naming one of names
+    var hs = n.toks.slice(1), as = hs.map(function (x) { return x.v; }).lastIndexOf("as");
+    return (as >= 0 ? hs.slice(0, as) : hs).some(function (x) { return x.t === "NAME" && names[x.v] === 1; });
+  }
+  var GUARD_NAMES = { hasattr: 1, getattr: 1 };
+  // contexts and decorators that run code without gradients: a grad_only rule stays quiet there (atlas_check.NO_GRAD)
+  var NO_GRAD = { "torch.no_grad": 1, "torch.inference_mode": 1, "torch.autograd.no_grad": 1, "torch.autograd.inference_mode": 1,
+    "torch.autograd.grad_mode.no_grad": 1, "torch.autograd.grad_mode.inference_mode": 1 };
+  function Analyzer(ix) { this.ix = ix; this.findings = []; this.seen = {}; this.inExcept = 0; this.guard = 0; this.guardNames = {}; this.noGrad = 0; }
   var A = Analyzer.prototype;
 
   A.emit = function (rule, tok, api) {
+    if (this.noGrad && rule.grad_only) return;   // an autograd change, in code that runs without gradients
     var key = tok.line + ":" + tok.col + ":" + rule.id;
     if (this.seen[key]) return;
     this.seen[key] = 1;
-    this.findings.push([tok.line, tok.col, rule, api]);
+    this.findings.push([tok.line, tok.col, rule, api, this.guard > 0]);
+  };
+  A.isNoGrad = function (toks, scope) {   // torch.no_grad(), torch.inference_mode() (a call, or a bare decorator)
+    var e = toks;
+    if (e.length && e[e.length - 1].v === ")") {
+      for (var k = 0; k < e.length; k++) if (e[k].v === "(") { if (matching(e, k) === e.length - 1) e = e.slice(0, k); break; }
+    }
+    return e.length && isChain(e) && NO_GRAD[this.resolveChain(e, scope)] === 1 ? 1 : 0;
+  };
+  function isVersionName(n) {   // atlas_check.is_version_name
+    var low = n.toLowerCase();
+    return low === "version" || low === "__version__" || (low.indexOf("version") >= 0 && low.indexOf("torch") >= 0);
+  }
+  A.isGuardTest = function (toks, scope) {
+    var self = this;
+    return toks.some(function (x, i) {
+      if (x.t !== "NAME") return false;
+      if (GUARD_NAMES[x.v] === 1 && toks[i + 1] && toks[i + 1].v === "(" && (i === 0 || toks[i - 1].v !== ".")) {
+        // a probe of torch itself (its first argument resolves to torch or a torch module), not of any object
+        var close = matching(toks, i + 1), arg = splitTop(toks.slice(i + 2, close), ",")[0] || [];
+        var args = splitTop(toks.slice(i + 2, close), ","), name = args[1] ? strGroup(args[1]) : null;
+        var q = arg.length && isChain(arg) ? self.resolveChain(arg, scope) : null;
+        if (q && (q === "torch" || q.indexOf("torch.") === 0)) return true;
+        return !!(name && !name.f && typeof name.value === "string" && hasOwn(self.ix.words, name.value));
+      }
+      return isVersionName(x.v) || hasOwn(self.guardNames, x.v);
+    });
   };
   A.lookup = function (name, scope, shadow) {
     if (shadow && shadow[name]) return null;
@@ -494,7 +538,7 @@
     for (var i = 0; i < conds.length; i++) {
       var c = conds[i], st = this.argState(args, c.keyword, c.position), when = c.when;
       var ok = (when.indexOf(st[0]) >= 0 && st[0] !== "literal") || (st[0] === "literal" && (when.indexOf("literal") >= 0 ||
-        (when.indexOf("value") >= 0 && st[1] !== null && valueMatch(st[1], c.value, true))));
+        (when.indexOf("value") >= 0 && st[1] !== null && valueMatch(c.keyword === "backend" ? st[1].toLowerCase() : st[1], c.value, true))));
       if (!ok) return false;
     }
     return true;
@@ -522,7 +566,7 @@
               (i === 0 || toks[i - 1].v === "{" || toks[i - 1].v === ",")) {
             var k = j + 2, e = k; while (e < toks.length && toks[e].t === "STR") e++;
             var gv = e > k && (e === toks.length || toks[e].v === "," || toks[e].v === "}") ? strGroup(toks.slice(k, e)) : null;
-            if (gv && !gv.f && !gv.bytes) ix.keyword[g.value].forEach(function (r) { if (gv.value === r.value) self.emit(r, t, r.target + "=\"" + r.value + "\""); });
+            if (gv && !gv.f && !gv.bytes) ix.keyword[g.value].forEach(function (r) { if (kwEq(gv.value, r)) self.emit(r, t, r.target + "=\"" + r.value + "\""); });
           }
         }
         i = j; continue;
@@ -704,7 +748,7 @@
       if (a.kind !== "kw") return;
       (ix.keyword[a.name] || []).forEach(function (r) {
         var st = strGroup(a.value);
-        if (st && !st.f && !st.bytes && st.value === r.value) self.emit(r, a.tok, r.target + "=\"" + r.value + "\"");
+        if (st && !st.f && !st.bytes && kwEq(st.value, r)) self.emit(r, a.tok, r.target + "=\"" + r.value + "\"");
       });
       (ix.key[a.name] || []).forEach(function (r) { self.emit(r, a.tok, r.target); });
       ix.env.forEach(function (r) { if (a.name === r.target) self.emit(r, a.tok, r.target); });
@@ -808,7 +852,7 @@
     var n = toks.length;
     if (n >= 3 && toks[n - 2].v === "." && toks[n - 1].t === "NAME" && assignValue) {
       var g = strGroup(assignValue), at = toks[n - 1];
-      if (g && !g.f && !g.bytes) (this.ix.keyword[at.v] || []).forEach(function (r) { if (g.value === r.value) self.emit(r, at, r.target + "=\"" + r.value + "\""); });
+      if (g && !g.f && !g.bytes) (this.ix.keyword[at.v] || []).forEach(function (r) { if (kwEq(g.value, r)) self.emit(r, at, r.target + "=\"" + r.value + "\""); });
     }
     this.expr(toks, scope);
   };
@@ -829,7 +873,19 @@
 
   A.body = function (nodes, scope) { for (var i = 0; i < nodes.length; i++) this.stmt(nodes, i, scope); };
 
+  // a statement inside a compat guard: an except or else of a guard (marked by the try or if before it)
   A.stmt = function (nodes, idx, scope) {
+    var g = nodes[idx].guarded ? 1 : 0;
+    this.guard += g;
+    try { this.stmt1(nodes, idx, scope); } finally { this.guard -= g; }
+  };
+  // the except / elif / else nodes that follow nodes[idx] (a try or an if), up to the next other statement
+  function clauses(nodes, idx, words) {
+    var out = [];
+    for (var j = idx + 1; j < nodes.length && nodes[j].toks[0].t === "NAME" && words.indexOf(nodes[j].toks[0].v) >= 0; j++) out.push(nodes[j]);
+    return out;
+  }
+  A.stmt1 = function (nodes, idx, scope) {
     var node = nodes[idx], t = node.toks, f = t[0], self = this, ix = this.ix;
     var v = f.t === "NAME" ? f.v : f.v;
     if (f.t === "NAME" && v === "async" && t[1] && /^(def|for|with)$/.test(t[1].v)) { t = t.slice(1); f = t[0]; v = f.v; }
@@ -872,7 +928,10 @@
       var inner = new Scope("function", this.funcParent(scope));
       var locals = this.localNames(node.body, {});
       params.concat(Object.keys(locals).sort()).forEach(function (n) { inner.names[n] = null; });
-      this.body(node.body, inner);
+      var ng = 0;   // the decorators are the statements just before the def
+      for (var d = idx - 1; d >= 0 && nodes[d].toks[0].t === "OP" && nodes[d].toks[0].v === "@"; d--) ng = ng || this.isNoGrad(nodes[d].toks.slice(1), scope);
+      this.noGrad += ng;
+      try { this.body(node.body, inner); } finally { this.noGrad -= ng; }
       return;
     }
     if (v === "class") {
@@ -895,13 +954,16 @@
       return;
     }
     if (v === "with") {
+      var wg = 0;
       splitTop(t.slice(1), ",").forEach(function (item) {
         var as = -1;
         for (var k = 0; k < item.length; k++) if (item[k].t === "NAME" && item[k].v === "as") { as = k; }
         self.expr(as >= 0 ? item.slice(0, as) : item, scope);
         if (as >= 0) self.target(item.slice(as + 1), scope, null);
+        wg = wg || self.isNoGrad(as >= 0 ? item.slice(0, as) : item, scope);
       });
-      this.body(node.body, scope);
+      this.noGrad += wg;
+      try { this.body(node.body, scope); } finally { this.noGrad -= wg; }
       return;
     }
     if (v === "except") {
@@ -913,8 +975,23 @@
       this.inExcept--;
       return;
     }
-    if (v === "try" || v === "else" || v === "finally") { this.body(node.body, scope); return; }
-    if (v === "if" || v === "elif" || v === "while") { this.expr(t.slice(1), scope); this.body(node.body, scope); return; }
+    if (v === "try") {
+      var handlers = clauses(nodes, idx, ["except", "else", "finally"]).filter(function (n) { return n.toks[0].v === "except"; });
+      var tg = handlers.some(function (n) { return catches(n, GUARD_EXCEPTIONS); }) ? 1 : 0;   // the try body
+      handlers.forEach(function (n) { if (catches(n, FALLBACK_EXCEPTIONS)) n.guarded = true; });   // an old-API fallback
+      this.guard += tg;
+      try { this.body(node.body, scope); } finally { this.guard -= tg; }
+      return;
+    }
+    if (v === "else" || v === "finally") { this.body(node.body, scope); return; }
+    if (v === "if" || v === "elif") {
+      var ig = this.isGuardTest(t.slice(1), scope) ? 1 : 0;   // the test, the body and every elif / else after it
+      if (ig) clauses(nodes, idx, ["elif", "else"]).forEach(function (n) { n.guarded = true; });
+      this.guard += ig;
+      try { this.expr(t.slice(1), scope); this.body(node.body, scope); } finally { this.guard -= ig; }
+      return;
+    }
+    if (v === "while") { this.expr(t.slice(1), scope); this.body(node.body, scope); return; }
     if (v === "del") {
       splitTop(t.slice(1), ",").forEach(function (p) {
         var n = p.length;
@@ -954,6 +1031,7 @@
       this.expr(value, scope);
       eqs.forEach(function (q) { self.target(t.slice(start, q), scope, eqs.length === 1 ? value : null, value); start = q + 1; });
       if (eqs.length === 1 && eqs[0] === 1 && t[0].t === "NAME") {
+        if (scope.kind === "module" && this.isGuardTest(value, scope)) this.guardNames[t[0].v] = 1;
         var keys = this.dictKeys(value, scope);
         if (keys) scope.kwdicts[t[0].v] = keys;
       }
@@ -1008,6 +1086,19 @@
     return { findings: a.findings, skipped: null };
   }
 
+  // `# atlas: ignore` on a line drops its findings; `# atlas: ignore[<change-id>, <rule-id>]` only those (atlas_check.IGNORE)
+  function splitIgnored(text, found) {
+    var lines = text.replace(/\r\n?/g, "\n").split("\n");
+    return found.filter(function (f) {
+      var line = f[0] > 0 && f[0] <= lines.length ? lines[f[0] - 1] : "";
+      var m = line.indexOf("atlas") >= 0 ? /#\s*atlas:\s*ignore(?:\[([^\]\n]*)\])?/.exec(line) : null;
+      if (!m) return true;
+      if (m[1] === undefined) return false;
+      var ids = m[1].split(",").map(function (x) { return x.trim(); });
+      return !(ids.indexOf(f[2].change) >= 0 || ids.indexOf(f[2].id) >= 0);
+    });
+  }
+
   function checkCode(rules, input, opts) {
     opts = opts || {};
     var frm = opts.from || rules.releases[0], to = opts.to || rules.releases[rules.releases.length - 1], lang = opts.lang || "en";
@@ -1020,12 +1111,14 @@
       text = d[0];
     }
     var res = checkSource(ix, text);
+    var kept = splitIgnored(text, res.findings);
     return {
-      from: frm, to: to,
-      findings: res.findings.map(function (f) {
+      from: frm, to: to, ignored: res.findings.length - kept.length,
+      findings: kept.map(function (f) {
         var r = f[2];
-        return { path: path, line: f[0], column: f[1], change: r.change, api: f[3], severity: ix.severity[r.id], rule: r.id,
-          kind: r.kind, title: r.title[lang], fix: r.fix ? r.fix[lang] : null, url: r.url[lang] };
+        return { path: path, line: f[0], column: f[1], change: r.change, api: f[3], severity: f[4] ? "guarded" : ix.severity[r.id], rule: r.id,
+          kind: r.kind, title: r.title[lang], fix: r.fix ? r.fix[lang] : null, url: r.url[lang],
+          guard: f[4] ? "inside a compat guard (a version or feature test): if this branch is there for releases before " + r.introduced_in + ", it can go when you drop them" : null };
       }),
       skipped: res.skipped ? [{ path: path, reason: res.skipped }] : []
     };
@@ -1038,8 +1131,22 @@
   function uniq(a) { var s = {}; return a.filter(function (x) { if (!x || s[x]) return false; s[x] = 1; return true; }); }
   function all(re, text) { var out = [], m; re.lastIndex = 0; while ((m = re.exec(text))) out.push(m); return out; }
 
+  // the paste as the field patterns read it (atlas_check.normalize_paste): no terminal escapes, no indent
+  // or "> " quote marks, and "Key      : value" as "Key: value"; line by line
+  function normalizePaste(text) {
+    text = text.replace(/\r\n/g, "\n").replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b[@-Z\\\-_]/g, "");
+    return text.split("\n").map(function (ln) {
+      ln = ln.slice(/^[ \t]*(?:>[ \t]*)*/.exec(ln)[0].length);
+      var i = ln.indexOf(":");
+      if (i > 0 && (ln[i - 1] === " " || ln[i - 1] === "\t")) {
+        var key = ln.slice(0, i).replace(/[ \t]+$/, "");
+        if (/^[A-Za-z][\w .()\/+-]*$/.test(key)) ln = key + ln.slice(i);
+      }
+      return ln;
+    }).join("\n");
+  }
   function parseEnv(text) {
-    text = text.replace(/\r\n/g, "\n");
+    text = normalizePaste(text);
     var env = { torch: null, python: null, free_threaded: false, driver: null, gpus: [], macos: null, gfx: [], amd_names: [], rocm: null, cuda: null, formats: [], amd_pci: [], os: null, arch: null, glibc: null };
     var fm = env.formats;
     if (/^PyTorch version:/m.test(text)) {
@@ -1060,6 +1167,11 @@
         var am = /\((x86_64|arm64|aarch64|AMD64)\)\s*$/.exec(osv);
         env.os = mm ? "macos" : (/^microsoft windows/i.test(osv) ? "windows" : "linux");
         env.arch = am ? am[1].toLowerCase().replace("amd64", "x86_64") : null;
+        if (env.arch === null) {  // the processor from "Python platform: Linux-...-aarch64-with-glibc2.35"
+          var ap = /-(x86_64|arm64|aarch64|AMD64)(?:-|$)/.exec(first(/^Python platform:\s*(\S+)/m, text) || "");
+          env.arch = ap ? ap[1].toLowerCase().replace("amd64", "x86_64") : null;
+        }
+        if (env.arch === "arm64" || env.arch === "aarch64") env.arch = env.os === "macos" ? "arm64" : "aarch64";
       }
       env.glibc = first(/^Libc version:\s*glibc-(\d+\.\d+)/m, text);
       var g = /^GPU models and configuration:[ \t]*(.*)\n((?:GPU \d+:.*\n?)*)/m.exec(text);
@@ -1082,16 +1194,23 @@
     else if (!env.torch) {
       m = /^torch\s*(?:>=|~=|===?)\s*(\d+\.\d+(?:\.\d+)?\S*)/im.exec(text);
       if (m) { fm.push("requirements"); env.torch = m[1]; }
+      else {   // pip list: "torch    2.9.1+cu128"
+        m = /^torch[ \t]+(\d+\.\d+\.\d+[^\s]*)[ \t]*$/im.exec(text);
+        if (m) { fm.push("pip list"); env.torch = m[1]; }
+      }
     }
     if (/NVIDIA-SMI|Driver Version\s*:/.test(text)) {
       fm.push("nvidia-smi");
       env.driver = env.driver || first(/Driver Version\s*:\s*([\d.]+)/, text);
-      all(/^\|\s+\d+\s+(.+?)\s+(?:On|Off)\s+\|\s+[0-9A-Fa-f]{4,8}:/gm, text).forEach(function (x) { env.gpus.push(x[1].trim()); });
+      smiRows(text).forEach(function (x) { env.gpus.push(x); });
       all(/^\s*Product Name\s*:\s*(.+)$/gm, text).forEach(function (x) { env.gpus.push(x[1].trim()); });
     }
-    all(/^GPU \d+:\s*(.+?)\s*\(UUID:/gm, text).forEach(function (x) { if (fm.indexOf("nvidia-smi") < 0) fm.push("nvidia-smi"); env.gpus.push(x[1]); });
+    smiList(text).forEach(function (x) { if (fm.indexOf("nvidia-smi") < 0) fm.push("nvidia-smi"); env.gpus.push(x); });
     var v = first(/^ProductVersion:\s*(\d+(?:\.\d+)*)/m, text);
-    if (v && /^ProductName:\s*(macOS|Mac OS X)/m.test(text)) { fm.push("sw_vers"); env.macos = env.macos || v; }
+    if (v && /^ProductName:\s*(macOS|Mac OS X)/m.test(text)) {
+      fm.push("sw_vers"); env.macos = env.macos || v; env.os = env.os || "macos";
+      if (env.arch === null) { var ua = /^(x86_64|arm64)[ \t]*$/m.exec(text); env.arch = ua ? ua[1] : null; }   // `uname -m`
+    }
     // an agent's "Name: gfx942" line says it alone, also in an excerpt without rocminfo's headers
     if (/HSA System Attributes|HSA Agents|ROCk module|^\s*Name:\s*gfx[0-9a-f]+\s*$/m.test(text)) {
       fm.push("rocminfo");
@@ -1132,6 +1251,36 @@
     var key = "cc" in best[0] ? "cc" : "gfx";
     return uniq(best.map(function (r) { return r[key]; })).length === 1 ? best[0] : null;
   }
+  // nvidia-smi's table rows and -L lines, split by cells and words (linear in the line; see atlas_check.smi_rows)
+  function smiRows(text) {
+    var out = [];
+    text.split("\n").forEach(function (ln) {
+      var cells = ln.trim().split("|");
+      if (cells.length < 3 || cells[0].trim()) return;
+      var words = cells[1].split(/\s+/).filter(Boolean), bus = cells[2].trim();
+      if (words.length >= 3 && /^\d+$/.test(words[0]) && ["On", "Off", "WDDM", "TCC"].indexOf(words[words.length - 1]) >= 0 &&
+          /^[0-9A-Fa-f]{4,8}:/.test(bus)) out.push(words.slice(1, -1).join(" "));
+    });
+    return out;
+  }
+  function smiList(text) {
+    var out = [];
+    text.split("\n").forEach(function (ln) {
+      var m = /^GPU \d+:/.exec(ln), k = m ? ln.indexOf("(UUID:", m[0].length) : -1;
+      if (k >= 0 && ln.slice(m[0].length, k).trim()) out.push(ln.slice(m[0].length, k).trim());
+    });
+    return out;
+  }
+  // [major, shown] of a driver version; the Windows form 32.0.15.8129 is 581.29 (see atlas_check.driver_version)
+  function driverVersion(drv) {
+    var d = drv.trim(), m = /^(\d+)\.\d+\.(\d+)\.(\d+)$/.exec(d);
+    if (m && parseInt(m[1], 10) >= 10) {
+      var digits = (m[2] + m[3]).slice(-5);
+      if (digits.length === 5) return [parseInt(digits.slice(0, 3), 10), digits.slice(0, 3) + "." + digits.slice(3)];
+    }
+    m = /^(\d{2,4})(?:\.\d+)*$/.exec(d);
+    return m ? [parseInt(m[1], 10), d] : [null, drv];
+  }
   function ccv(s) { return s.split(".").map(Number); }
   function cclt(a, b) { var x = ccv(a), y = ccv(b); for (var i = 0; i < Math.max(x.length, y.length); i++) { var d = (x[i] || 0) - (y[i] || 0); if (d) return d < 0; } return false; }
 
@@ -1145,7 +1294,8 @@
     var after = null, rel = rules.releases;
     for (var i = rel.length - 1; i >= 0; i--) {
       var items = checkEnvParsed(rules, env, rel[i], lang);
-      var blocked = items.filter(function (x) { return x.verdict === "blocked"; });
+      // the installed CUDA / ROCm build is a choice of wheel, not the machine (atlas_check.BUILD_CHOICES)
+      var blocked = items.filter(function (x) { return x.verdict === "blocked" && x.check !== "cuda_wheel" && x.check !== "rocm_wheel"; });
       if (!blocked.length) return { release: rel[i], unknown: items.filter(function (x) { return x.verdict === "unknown" && x.found; }).map(function (x) { return x.check; }), blocked_by: after };
       after = { release: rel[i], items: blocked.map(function (x) { return { check: x.check, found: x.found, note: x.note, url: x.url }; }) };
     }
@@ -1181,8 +1331,12 @@
     if (!drv) item("nvidia_driver", null, "unknown", null, "no NVIDIA driver version in the paste");
     else if (facts.nvidia_min_driver === null) item("nvidia_driver", drv, "unknown", null, "the atlas has no driver requirement for " + to);
     else {
-      var ok = parseInt(/\d+/.exec(drv)[0], 10) >= parseInt(facts.nvidia_min_driver, 10);
-      item("nvidia_driver", drv, ok ? "ok" : "blocked", links.nvidia_min_driver, ok ? "" : to + " needs driver " + facts.nvidia_min_driver + " or newer");
+      var dv = driverVersion(drv);
+      if (dv[0] === null) item("nvidia_driver", drv, "unknown", null, "the driver version in the paste is unreadable");
+      else {
+        var ok = dv[0] >= parseInt(facts.nvidia_min_driver, 10);
+        item("nvidia_driver", dv[1] === drv ? drv : dv[1] + " (" + drv + ")", ok ? "ok" : "blocked", links.nvidia_min_driver, ok ? "" : to + " needs driver " + facts.nvidia_min_driver + " or newer");
+      }
     }
     if (!env.gpus.length) item("gpu_arch", null, "unknown", null, "no NVIDIA GPU model in the paste");
     else {
@@ -1231,25 +1385,48 @@
     }
     var cuda = env.cuda;
     if (!cuda) item("cuda_wheel", null, "unknown", null, "no CUDA build in the paste");
-    else if (facts.cuda_wheels === null) item("cuda_wheel", cuda, "unknown", null, "the atlas has no CUDA wheels for " + to);
+    else if (facts.cuda_wheels === null) {
+      var exy = (cuda.match(/\d+/g) || []).slice(0, 2).join(".");
+      var ended = droppedIn("cuda_ended", exy);  // a release on the way ended this CUDA build
+      if (ended !== false) item("cuda_wheel", cuda, "blocked", ended, "no CUDA " + exy + " build of " + to);
+      else item("cuda_wheel", cuda, "unknown", null, "the atlas has no CUDA wheels for " + to);
+    }
     else {
       var cxy = (cuda.match(/\d+/g) || []).slice(0, 2).join(".");
       if (facts.cuda_wheels.indexOf(cxy) >= 0) item("cuda_wheel", cuda, "ok", cxy === facts.cuda_wheels[0] ? links.cuda_default_wheel : links.cuda_other_wheels);
       else item("cuda_wheel", cuda, "blocked", droppedIn("cuda_dropped_wheels", "cu" + cxy.replace(".", "")) || links.cuda_default_wheel, to + " ships CUDA " + facts.cuda_wheels.join(", ") + " wheels");
     }
-    // the platform: a wheel for this OS and processor at all (Intel Macs), and the glibc a Linux wheel needs
+    // the platform: a wheel on PyPI for this OS and processor at all (the registry's file list), and
+    // the oldest glibc or macOS that wheel installs on; only when the paste names the OS and processor
     var plat = E.platform || {};
-    if (env.os === "macos" && env.arch === "x86_64" && plat.intel_mac_last) {
+    var fam = env.os && env.arch ? env.os + "-" + env.arch : null;
+    var label = (plat.labels || {})[fam] || fam;  // atlas/wheel/extract.FAMILIES
+    var wheels = facts.wheels || null;
+    var pcid = fam === "macos-x86_64" ? (plat.intel_mac_change || null) : (env.os === "linux" ? (facts.glibc_change || null) : null);
+    if (fam && wheels) {
+      if (!(fam in wheels)) {
+        var lastw = null;
+        upto.slice().reverse().some(function (v) { if (fam in (E.releases[v].wheels || {})) { lastw = v; return true; } return false; });
+        item("platform", label, "blocked", pcid, "no wheel for this platform on PyPI" + (lastw ? ": " + lastw + " is the last release with one" : ""));
+      } else {
+        var floors = wheels[fam];
+        var pxy = env.python ? env.python.split(".").slice(0, 2).join(".") + (env.free_threaded ? "t" : "") : null;
+        var vals = Object.keys(floors).map(function (k) { return floors[k]; }).filter(Boolean);
+        var need = pxy !== null && pxy in floors ? floors[pxy] : (vals.length ? vals.reduce(function (m, x) { return cclt(x, m) ? x : m; }) : "");
+        var have = env.os === "linux" ? env.glibc : (env.os === "macos" ? env.macos : null);
+        var what = env.os === "linux" ? "glibc" : (env.os === "macos" ? "macOS" : null);
+        if (!need || what === null) item("platform", label, "ok", pcid);
+        else if (!have) item("platform", label, "unknown", pcid, "no " + what + " version in the paste");
+        else {
+          var pok = !cclt(have, need);
+          item("platform", label + ", " + what + " " + have, pok ? "ok" : "blocked", pcid, pok ? "" : "the wheel of " + to + " needs " + what + " " + need + " or newer");
+        }
+      }
+    } else if (env.os === "macos" && env.arch === "x86_64" && plat.intel_mac_last) {
       if (vcmp(to, plat.intel_mac_last) > 0) item("platform", "macOS x86_64", "blocked", plat.intel_mac_change, "no wheel for this platform: " + plat.intel_mac_last + " is the last release with Intel Mac wheels");
       else item("platform", "macOS x86_64", "ok", plat.intel_mac_change);
-    } else if (env.os === "linux" && env.arch === "x86_64") {
-      var need = facts.glibc_min || null;
-      if (!env.glibc) item("platform", "Linux x86_64", "unknown", null, "no glibc version in the paste");
-      else if (!need) item("platform", "Linux x86_64, glibc " + env.glibc, "unknown", null, "the atlas has no glibc requirement for " + to);
-      else {
-        var gok = !cclt(env.glibc, need);
-        item("platform", "Linux x86_64, glibc " + env.glibc, gok ? "ok" : "blocked", facts.glibc_change || null, gok ? "" : to + " needs glibc " + need + " or newer");
-      }
+    } else if (fam) {
+      item("platform", label, "unknown", null, "the atlas has not read which platforms " + to + " has wheels for");
     }
     return items;
   }
@@ -1263,9 +1440,11 @@
     return { schema_version: 1, from: fr[0], to: to, torch: env.torch, from_note: fr[1] || null, upgrade_url: up, formats: env.formats, items: items, newest: newestRunnable(rules, env, lang) };
   }
 
-  function detectKind(text) {
+  function detectKind(text) {   // read as parseEnv reads it (atlas_check.detect_kind)
+    text = normalizePaste(text);
     var markers = [/^PyTorch version:/m, /NVIDIA-SMI \d/, /Driver Version\s*:/, /^ProductVersion:/m, /HSA System Attributes/,
-      /ROCm System Management Interface/, /^GPU \d+: .*\(UUID:/m, /^Marketing Name:/m, /^Is CUDA available:/m];
+      /ROCm System Management Interface/, /^GPU \d+: .*\(UUID:/m, /^Marketing Name:/m, /^Is CUDA available:/m,
+      /^Package[ \t]+Version[ \t]*$/m];
     if (markers.some(function (r) { return r.test(text); })) return "env";
     var lines = text.split("\n").map(function (x) { return x.trim(); }).filter(function (x) { return x && x[0] !== "#"; });
     if (!lines.length) return "code";
@@ -1286,6 +1465,6 @@
     return out;
   }
 
-  var api = { checkCode: checkCode, checkEnv: checkEnv, parseEnv: parseEnv, detectKind: detectKind, releaseOf: releaseOf, ruleSeverity: ruleSeverity, batch: batch, tokenize: tokenize };
+  var api = { checkCode: checkCode, checkEnv: checkEnv, parseEnv: parseEnv, detectKind: detectKind, releaseOf: releaseOf, ruleSeverity: ruleSeverity, batch: batch, tokenize: tokenize, vcmp: vcmp };
   if (typeof module !== "undefined" && module.exports) module.exports = api; else root.AtlasCheck = api;
 })(typeof self !== "undefined" ? self : this);

@@ -7,7 +7,7 @@
   if (!form || !window.AtlasCheck) return;
   var AC = window.AtlasCheck, lang = form.dataset.lang, rules = null;
   var status = form.querySelector(".atlas-check-status"), out = form.querySelector(".atlas-check-results");
-  var SEVERITIES = ["breaks", "behavior", "deprecated", "deprecated-switch", "platform"];
+  var SEVERITIES = ["breaks", "behavior", "deprecated", "deprecated-switch", "platform", "guarded"];
 
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, function (m, k) { return k in values ? String(values[k]) : m; });
@@ -18,7 +18,14 @@
     if (text != null) e.textContent = text;
     return e;
   }
-  function link(url, text) { var a = el("a", { href: url }, text); return a; }
+  // the rules carry absolute URLs (the downloaded CLI needs them); on the page every link is
+  // root-relative like the rest of the site, so a copy served elsewhere links to itself
+  var siteRoot = new URL("../../", new URL(form.dataset.rules, location.href)).pathname;
+  function local(url) {
+    return rules && url && url.indexOf(rules.site_url) === 0 ? siteRoot + url.slice(rules.site_url.length) : url;
+  }
+  function link(url, text) { var a = el("a", { href: local(url) }, text); return a; }
+  var SHOWN = 300;   // findings drawn at once; the rest behind a button
 
   function loadRules() {
     if (rules) return Promise.resolve(rules);
@@ -28,28 +35,66 @@
     }).then(function (j) { rules = j; return j; });
   }
 
-  function showCode(res) {
-    var groups = {};
+  function finding(f) {
+    var li = el("li", { "data-change": f.change || "", "data-api": f.api });
+    li.appendChild(el("code", {}, f.line + ":" + f.column));
+    li.appendChild(document.createTextNode(" "));
+    li.appendChild(link(f.url, f.title));
+    li.appendChild(document.createTextNode(" "));
+    li.appendChild(el("code", {}, f.api));
+    if (f.fix && f.severity !== "guarded") li.appendChild(el("p", {}, f.fix));
+    return li;
+  }
+
+  function showCode(res, frm, to) {
+    var groups = {}, drawn = 0, rest = [];
     res.findings.forEach(function (f) { (groups[f.severity] = groups[f.severity] || []).push(f); });
     SEVERITIES.forEach(function (sev) {
       if (!groups[sev]) return;
       var section = el("section", { "class": "atlas-check-group", "data-severity": sev });
       section.appendChild(el("h3", {}, form.dataset["sev" + sev.replace(/(^|-)(\w)/g, function (m, d, c) { return c.toUpperCase(); })] + " (" + groups[sev].length + ")"));
-      var ul = el("ul");
-      groups[sev].forEach(function (f) {
-        var li = el("li", { "data-change": f.change || "", "data-api": f.api });
-        li.appendChild(el("code", {}, f.line + ":" + f.column));
-        li.appendChild(document.createTextNode(" "));
-        li.appendChild(link(f.url, f.title));
-        li.appendChild(document.createTextNode(" "));
-        li.appendChild(el("code", {}, f.api));
-        if (f.fix) li.appendChild(el("p", {}, f.fix));
+      var ul = el("ul"), byRule = {};
+      groups[sev].forEach(function (f) { (byRule[f.rule] = byRule[f.rule] || []).push(f); });
+      Object.keys(byRule).forEach(function (rid) {
+        var fs = byRule[rid];
+        if (drawn >= SHOWN) { rest.push.apply(rest, fs); return; }
+        if (fs.length < 3) { fs.forEach(function (f) { ul.appendChild(finding(f)); drawn++; }); return; }
+        // one rule, many places: said once, the places behind a disclosure
+        var li = finding(fs[0]);
+        li.setAttribute("data-places", String(fs.length));
+        var d = el("details"), sm = el("summary", {}, fill(form.dataset.places, { n: fs.length }));
+        d.appendChild(sm);
+        var places = el("ul");
+        fs.slice(0, SHOWN).forEach(function (f) { places.appendChild(el("li", {}, f.line + ":" + f.column)); });
+        d.appendChild(places);
+        li.appendChild(d);
         ul.appendChild(li);
+        drawn++;
       });
       section.appendChild(ul);
       out.appendChild(section);
     });
+    if (rest.length) {
+      var more = el("button", { type: "button", "class": "md-button atlas-check-more" }, fill(form.dataset.more, { n: rest.length }));
+      more.addEventListener("click", function () {
+        var ul = el("ul");
+        rest.forEach(function (f) { ul.appendChild(finding(f)); });
+        more.replaceWith(ul);
+      });
+      out.appendChild(more);
+    }
     res.skipped.forEach(function (s) { out.appendChild(el("p", {}, fill(form.dataset.skipped, { reason: s.reason }))); });
+    // what the code check cannot see between the two releases: the changes no rule matches
+    var blind = (rules.not_checked || []).filter(function (n) { return AC.vcmp(n.release, frm) > 0 && AC.vcmp(n.release, to) <= 0; });
+    if (blind.length) {
+      var sec = el("section", { "class": "atlas-check-blind" });
+      sec.appendChild(el("h3", {}, form.dataset.blindTitle));
+      sec.appendChild(el("p", {}, form.dataset.blindIntro));
+      var bl = el("ul");
+      blind.forEach(function (n) { var li = el("li", { "data-unchecked": n.change }); li.appendChild(link(n.url[lang], n.title[lang])); bl.appendChild(li); });
+      sec.appendChild(bl);
+      out.appendChild(sec);
+    }
     status.textContent = res.findings.length ? fill(form.dataset.found, { n: res.findings.length }) : form.dataset.none;
   }
 
@@ -88,14 +133,29 @@
     if (kind === "auto") kind = AC.detectKind(text);
     return loadRules().then(function (r) {
       out.textContent = "";
-      var t0 = performance.now();
-      if (kind === "env") showEnv(AC.checkEnv(r, text, { to: form.elements.to.value, lang: lang }));
-      else showCode(AC.checkCode(r, text, { from: form.elements.from.value, to: form.elements.to.value, lang: lang }));
+      var t0 = performance.now(), frm = form.elements.from.value, to = form.elements.to.value;
+      if (kind === "env") {
+        var res = AC.checkEnv(r, text, { to: to, lang: lang });
+        if (res.from && form.elements.from.value !== res.from) {   // the paste says which release it runs
+          form.elements.from.value = res.from;
+          out.appendChild(el("p", { "class": "atlas-check-from" }, fill(form.dataset.fromPaste, { release: res.from })));
+        }
+        showEnv(res);
+      } else if (AC.vcmp(frm, to) >= 0) {
+        status.textContent = fill(form.dataset.reversed, { old: frm, "new": to });
+      } else showCode(AC.checkCode(r, text, { from: frm, to: to, lang: lang }), frm, to);
       form.dataset.kind = kind;
       form.dataset.ms = (performance.now() - t0).toFixed(1);
     }).catch(function (e) { status.textContent = fill(form.dataset.failed, { error: e.message }); });
   }
 
   form.addEventListener("submit", function (e) { e.preventDefault(); run(); });
+  // a changed picker runs the check again, so no result stays on screen for another pair
+  ["from", "to", "kind"].forEach(function (name) {
+    var els = form.elements[name];
+    (els.length && !els.tagName ? Array.prototype.slice.call(els) : [els]).forEach(function (e) {
+      e.addEventListener("change", function () { if (form.dataset.kind !== undefined && form.elements.text.value.trim()) run(); });
+    });
+  });
   form.hidden = false;
 })();

@@ -15,7 +15,11 @@ env: reads a paste of `python -m torch.utils.collect_env`, `pip freeze` or a req
   unknown) for the target release. What the paste does not show is unknown, never guessed.
 
 Exit codes: 0 nothing found (env: nothing blocked); 1 only behaviour changes, deprecated
-switches or platform notes; 2 something breaks (env: something is blocked); 3 usage error.
+switches or platform notes; 2 something breaks (env: something is blocked); 3 usage error;
+4 the checker itself failed; 5 incomplete: a file could not be read or parsed (--allow-skipped).
+`--fail-on breaks|deprecated|any` makes it 2 or 0 at that level.
+`# atlas: ignore` (or `# atlas: ignore[<change-id>]`) on a line drops its findings; `--baseline
+FILE` drops those of an earlier `--format json` run.
 
 Standard library only, Python 3.9+. The rules are embedded (RULES below) in the published file;
 run from the Release Atlas repository, it builds them from the fact base, or reads --rules FILE.
@@ -37,7 +41,9 @@ SCHEMA_VERSION = 1
 #: the oldest Python this file runs on (the /check/ page says so)
 MIN_PYTHON = "3.9"
 TOOL = "atlas-check"
-EXIT_OK, EXIT_NOTES, EXIT_BREAKS, EXIT_USAGE = 0, 1, 2, 3
+EXIT_OK, EXIT_NOTES, EXIT_BREAKS, EXIT_USAGE, EXIT_CRASH, EXIT_INCOMPLETE = 0, 1, 2, 3, 4, 5
+#: the largest file read (a bigger one is skipped, with this reason)
+MAX_BYTES = 5000000
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", ".tox", ".nox", "node_modules",
              "site-packages", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs"}
 PIN_FILES = ("requirements*.txt", "pyproject.toml", "setup.cfg", "environment.yml", "environment.yaml")
@@ -47,7 +53,31 @@ BUILTINS = {"getattr", "isinstance", "issubclass", "dict", "type", "print"}
 DOC_KEYWORDS = {"help", "description", "epilog", "usage"}
 MESSAGE_CALLS = {"builtins.print", "warnings.warn"}
 MESSAGE_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical"}
-LEVEL = {"breaks": "error", "behavior": "warning", "deprecated": "warning", "deprecated-switch": "warning", "platform": "note"}
+LEVEL = {"breaks": "error", "behavior": "warning", "deprecated": "warning", "deprecated-switch": "warning", "platform": "note",
+         "guarded": "note"}
+#: a compat guard: an ``except`` naming one of these, or an ``if`` whose test probes torch with
+#: hasattr/getattr, names a torch version (is_version_name) or a module-level constant assigned
+#: such a test. A use inside one is severity "guarded".
+GUARD_EXCEPTIONS = {"AttributeError", "ImportError", "ModuleNotFoundError", "RuntimeError"}
+#: the handlers that are the old-API fallback of a guard; a RuntimeError handler guards its try
+#: body (a removed function's stub raises RuntimeError) but is often a numeric fallback itself
+FALLBACK_EXCEPTIONS = {"AttributeError", "ImportError", "ModuleNotFoundError"}
+GUARD_NAMES = {"hasattr", "getattr"}
+
+
+def is_version_name(name):
+    """A name that says a torch version: version (packaging's), __version__, or one that names both
+    torch and version (TORCH_VERSION, is_torch_version); not sys.version_info or fsdp_version."""
+    low = name.lower()
+    return low in ("version", "__version__") or ("version" in low and "torch" in low)
+#: contexts and decorators that run code without gradients: a rule with ``grad_only`` stays quiet there
+NO_GRAD = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.inference_mode",
+           "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"}
+#: the formats parse_env reads, as the "no known format" message names them
+ENV_FORMATS = ("python -m torch.utils.collect_env", "pip freeze", "pip list", "a requirements file", "nvidia-smi",
+               "nvidia-smi -L", "sw_vers", "rocminfo", "rocm-smi")
+#: items that judge the build the paste has installed, not the machine (newest_runnable leaves them out)
+BUILD_CHOICES = ("cuda_wheel", "rocm_wheel")
 #: the items of the environment check, in the order they are reported
 ENV_CHECKS = ("python", "nvidia_driver", "gpu_arch", "macos_mps", "rocm_target", "rocm_wheel", "cuda_wheel", "platform")
 
@@ -184,6 +214,7 @@ class Index:
                 self.reload.append(r)
                 words.add("modules" if r["how"] == "del" else "reload")
         self.words = sorted(words)
+        self.word_set = set(words)   # the last part of every target: what a guard's hasattr may probe
         self.prefixes = set()
         for t, _ in self.name:
             parts = t.split(".")
@@ -196,6 +227,14 @@ class Index:
 
     def relevant(self, text):
         return bool(self.pattern and self.pattern.search(text))
+
+
+def kw_eq(value, rule):
+    """A keyword rule's value: exact, except a backend name, which torch lower-cases ("NCCL" is nccl)."""
+    if value == rule["value"]:
+        return True
+    return (rule["target"] == "backend" and isinstance(value, str) and isinstance(rule["value"], str)
+            and value.lower() == rule["value"].lower())
 
 
 def value_match(s, v, split):
@@ -279,6 +318,9 @@ class Analyzer:
         self.findings = []
         self.seen = set()
         self.in_except = 0
+        self.guard = 0        # inside a compat guard (GUARD_EXCEPTIONS, GUARD_NAMES)
+        self.no_grad = 0      # inside `with torch.no_grad():` or a function decorated with it (NO_GRAD)
+        self.guard_names = set()   # module-level constants assigned a guard test
         self.at = None        # (line, byte col) of the f-string being looked into
         self.doc = set()      # id() of the string nodes that are messages
 
@@ -293,11 +335,41 @@ class Analyzer:
         if self.at is not None:
             line, byte_col = self.at
         col = self.col(line, byte_col)
+        if self.no_grad and rule.get("grad_only"):
+            return   # an autograd change, in code that runs without gradients
         key = (line, col, rule["id"])
         if key in self.seen:
             return
         self.seen.add(key)
-        self.findings.append((line, col, rule, api))
+        self.findings.append((line, col, rule, api, self.guard > 0))
+
+    # --- compat guards ---
+    def is_guard_test(self, node, scope):
+        for n in ast.walk(node):
+            if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in GUARD_NAMES and n.args
+                    and isinstance(n.args[0], (ast.Name, ast.Attribute))):
+                q = self.resolve(n.args[0], scope)   # a probe of torch itself, or of a name a rule matches
+                if q and (q == "torch" or q.startswith("torch.")):
+                    return True
+                a = n.args[1] if len(n.args) > 1 else None
+                if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value in self.ix.word_set:
+                    return True
+            name = (n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute)
+                    else n.arg if isinstance(n, (ast.keyword, ast.arg)) else None)
+            if name and (is_version_name(name) or name in self.guard_names):
+                return True
+        return False
+
+    def is_no_grad(self, node, scope):
+        """``torch.no_grad()``, ``torch.inference_mode()`` (a call, or a bare decorator)."""
+        f = node.func if isinstance(node, ast.Call) else node
+        q = self.resolve(f, scope) if isinstance(f, (ast.Name, ast.Attribute)) else None
+        return 1 if q in NO_GRAD else 0
+
+    @staticmethod
+    def catches_guard(handlers, names):
+        return any(isinstance(n, ast.Name) and n.id in names or isinstance(n, ast.Attribute) and n.attr in names
+                   for h in handlers if h.type is not None for n in ast.walk(h.type))
 
     def emit_node(self, rule, node, api):
         self.emit(rule, node.lineno, node.col_offset, api)
@@ -426,7 +498,10 @@ class Analyzer:
             inner = Scope("function", self.func_parent(scope))
             for n in _arg_names(st.args) + sorted(_local_names(st.body)):
                 inner.names[n] = None
+            g = 1 if any(self.is_no_grad(d, scope) for d in st.decorator_list) else 0
+            self.no_grad += g
             self.body(st.body, inner)
+            self.no_grad -= g
         elif t is ast.ClassDef:
             for d in st.decorator_list:
                 self.decorator(d, scope)
@@ -439,6 +514,9 @@ class Analyzer:
             self.body(st.body, inner)
             self.bind(scope, st.name, None)
         elif t is ast.Assign:
+            if (scope.kind == "module" and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+                    and self.is_guard_test(st.value, scope)):
+                self.guard_names.add(st.targets[0].id)
             self.expr(st.value, scope)
             for target in st.targets:
                 self.target(target, scope, st.value if len(st.targets) == 1 else None, assign_value=st.value)
@@ -462,27 +540,40 @@ class Analyzer:
             self.body(st.body, scope)
             self.body(st.orelse, scope)
         elif t in (ast.With, ast.AsyncWith):
+            g = 0
             for item in st.items:
                 self.expr(item.context_expr, scope)
                 if item.optional_vars is not None:
                     self.target(item.optional_vars, scope, None)
+                g = g or self.is_no_grad(item.context_expr, scope)
+            self.no_grad += g
             self.body(st.body, scope)
+            self.no_grad -= g
         elif t is ast.Try or t.__name__ == "TryStar":
+            g = 1 if self.catches_guard(st.handlers, GUARD_EXCEPTIONS) else 0   # the try body
+            self.guard += g
             self.body(st.body, scope)
+            self.guard -= g
             for h in st.handlers:
                 if h.type is not None:
                     self.expr(h.type, scope)
+                hg = 1 if self.catches_guard([h], FALLBACK_EXCEPTIONS) else 0   # an old-API fallback
+                self.guard += hg
                 self.in_except += 1
                 if h.name:
                     self.bind(scope, h.name, None)
                 self.body(h.body, scope)
                 self.in_except -= 1
+                self.guard -= hg
             self.body(st.orelse, scope)
             self.body(st.finalbody, scope)
         elif t in (ast.If, ast.While):
+            g = 1 if t is ast.If and self.is_guard_test(st.test, scope) else 0   # the test, the body and every else
+            self.guard += g
             self.expr(st.test, scope)
             self.body(st.body, scope)
             self.body(st.orelse, scope)
+            self.guard -= g
         elif t is ast.Delete:
             for target in st.targets:
                 if isinstance(target, ast.Subscript):
@@ -521,7 +612,7 @@ class Analyzer:
         else:
             if isinstance(node, ast.Attribute) and isinstance(assign_value, ast.Constant) and isinstance(assign_value.value, str):
                 for r in self.ix.keyword.get(node.attr, ()):
-                    if assign_value.value == r["value"]:
+                    if kw_eq(assign_value.value, r):
                         self.emit_attr(r, node, '%s="%s"' % (r["target"], r["value"]))
             self.expr(node, scope)
 
@@ -559,7 +650,7 @@ class Analyzer:
             for k, v in zip(node.keys, node.values):
                 if isinstance(k, ast.Constant) and type(k.value) is str and isinstance(v, ast.Constant):
                     for r in self.ix.keyword.get(k.value, ()):
-                        if v.value == r["value"]:
+                        if kw_eq(v.value, r):
                             self.emit(r, k.lineno, k.col_offset, '%s="%s"' % (r["target"], r["value"]))
             for child in ast.iter_child_nodes(node):
                 self.expr(child, scope)
@@ -693,7 +784,8 @@ class Analyzer:
             state, s = self.arg_state(call, c["keyword"], c.get("position"))
             when = c["when"]
             ok = (state in when and state != "literal") or (state == "literal" and (
-                "literal" in when or ("value" in when and s is not None and value_match(s, c["value"], split))))
+                "literal" in when or ("value" in when and s is not None and value_match(
+                    s.lower() if c["keyword"] == "backend" else s, c["value"], split))))   # torch lower-cases backends
             if not ok:
                 return False
         return True
@@ -755,7 +847,7 @@ class Analyzer:
             if k.arg is None:
                 continue
             for r in self.ix.keyword.get(k.arg, ()):
-                if isinstance(k.value, ast.Constant) and k.value.value == r["value"]:
+                if isinstance(k.value, ast.Constant) and kw_eq(k.value.value, r):
                     self.emit(r, k.lineno, k.col_offset, '%s="%s"' % (r["target"], r["value"]))
             for r in self.ix.key.get(k.arg, ()):
                 self.emit(r, k.lineno, k.col_offset, r["target"])
@@ -770,12 +862,24 @@ class Analyzer:
 
 
 def read_source(path):
-    """(text, None) or (None, reason) for one file."""
+    """(text, None) or (None, reason) for one file. Only a regular file is opened (a FIFO or a
+    device would hang or never end), and only up to MAX_BYTES."""
+    import stat
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        st = os.stat(path)
     except OSError as exc:
         return None, "cannot read: %s" % (exc.strerror or exc)
+    if not stat.S_ISREG(st.st_mode):
+        return None, "not a regular file (a FIFO, device or socket is not opened)"
+    if st.st_size > MAX_BYTES:
+        return None, "larger than %d MB, the limit of one file" % (MAX_BYTES // 1000000)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except OSError as exc:
+        return None, "cannot read: %s" % (exc.strerror or exc)
+    if len(data) > MAX_BYTES:
+        return None, "larger than %d MB, the limit of one file" % (MAX_BYTES // 1000000)
     if b"\0" in data:
         return None, "binary file"
     try:
@@ -809,31 +913,100 @@ def check_source(index, text, path):
     return sorted(a.findings, key=lambda f: (f[0], f[1], f[2]["id"])), None
 
 
-def iter_files(paths):
+#: ``# atlas: ignore`` on a line drops every finding there; ``# atlas: ignore[<change-id>, <rule-id>]`` only those
+IGNORE = re.compile(r"#\s*atlas:\s*ignore(?:\[([^\]\n]*)\])?")
+
+
+def split_ignored(text, found):
+    """(kept, ignored) of one file's findings: a finding whose line carries an ignore comment
+    naming its change or rule, or a bare one, is ignored."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    kept, ignored = [], []
+    for f in found:
+        line = lines[f[0] - 1] if 0 < f[0] <= len(lines) else ""
+        m = IGNORE.search(line) if "atlas" in line else None
+        ids = [x.strip() for x in m.group(1).split(",")] if m and m.group(1) is not None else None
+        if m and (ids is None or f[2]["change"] in ids or f[2]["id"] in ids):
+            ignored.append(f)
+        else:
+            kept.append(f)
+    return kept, ignored
+
+
+def fingerprint(path, rule, api, line_text, nth):
+    """A finding's identity across runs (SARIF partialFingerprints, --baseline): its file, rule,
+    API and the text of its line without surrounding space, and which occurrence of that on the
+    file it is; not its line number, so an edit above it does not make it new."""
+    import hashlib
+    key = "\0".join((path, rule, api, line_text.strip(), str(nth)))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def iter_files(paths, unread=None):
+    """The Python files under ``paths``, each once (a path given twice, or reached twice, is
+    read once). Notebooks are not read; they go to ``unread`` so the run can say so."""
+    seen = set()
+
+    def once(path):
+        key = os.path.realpath(path)
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
     for p in paths:
         if os.path.isdir(p):
-            for root, dirs, files in os.walk(p):
+            def walk_error(exc, top=p):
+                if unread is not None:
+                    unread.append((exc.filename or top, "cannot read the directory: %s" % (exc.strerror or exc)))
+            for root, dirs, files in os.walk(p, onerror=walk_error):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info")
                                  and not os.path.exists(os.path.join(root, d, "pyvenv.cfg")))
                 for f in sorted(files):
-                    if f.endswith((".py", ".pyw")):
-                        yield os.path.join(root, f)
-        else:
+                    full = os.path.join(root, f)
+                    if f.endswith((".py", ".pyw")) and once(full):
+                        yield full
+                    elif f.endswith(".ipynb") and unread is not None and once(full):
+                        unread.append((full, "a notebook: not read (export it with `jupyter nbconvert --to script`)"))
+        elif once(p):
             yield p
 
 
+def guard_note(rule):
+    return ("inside a compat guard (a version or feature test): if this branch is there for releases before %s, "
+            "it can go when you drop them" % rule["introduced_in"])
+
+
 def finding_dict(path, f, lang, sev):
-    line, col, r, api = f
-    return {"path": path, "line": line, "column": col, "change": r["change"], "api": api, "severity": sev,
-            "rule": r["id"], "kind": r["kind"], "title": r["title"][lang],
-            "fix": (r["fix"] or {}).get(lang), "url": r["url"][lang]}
+    line, col, r, api, guarded = f
+    return {"path": path, "line": line, "column": col, "change": r["change"], "api": api,
+            "severity": "guarded" if guarded else sev, "rule": r["id"], "kind": r["kind"], "title": r["title"][lang],
+            "fix": (r["fix"] or {}).get(lang), "url": r["url"][lang], "guard": guard_note(r) if guarded else None}
+
+
+def printable(name):
+    """A file name as valid UTF-8 text: bytes that are not UTF-8 (kept by the OS as surrogates)
+    become U+FFFD, and control characters (terminal escapes) are shown as \\xNN."""
+    name = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return re.sub(r"[\x00-\x1f\x7f]", lambda m: "\\x%02x" % ord(m.group(0)), name)
+
+
+def sarif_uri(path, root):
+    """A finding's file as SARIF wants it: a percent-encoded URI relative to the scanned root
+    (%SRCROOT%), never absolute and never above the root."""
+    from urllib.parse import quote
+    p = path
+    if os.path.isabs(p) or p == ".." or p.startswith("../"):
+        p = os.path.relpath(p, root).replace(os.sep, "/")
+    p = p[2:] if p.startswith("./") else p
+    return quote(p, safe="/")
 
 
 def scan(rules, paths, frm, to, lang):
     index = Index(rules, frm, to)
-    findings, skipped, files, lines = [], [], 0, 0
-    for path in iter_files(paths):
-        shown = os.path.normpath(path).replace(os.sep, "/")
+    findings, skipped, files, lines, ignored, unread = [], [], 0, 0, 0, []
+    for path in iter_files(paths, unread):
+        shown = printable(os.path.normpath(path).replace(os.sep, "/"))
         text, reason = read_source(path)
         if text is None:
             skipped.append({"path": shown, "reason": reason})
@@ -846,17 +1019,66 @@ def scan(rules, paths, frm, to, lang):
             found, reason = [], "checker error: %s: %s" % (exc.__class__.__name__, exc)
         if reason:
             skipped.append({"path": shown, "reason": reason})
-        findings += [finding_dict(shown, f, lang, index.severity[f[2]["id"]]) for f in found]
-    return findings, skipped, {"files": files, "lines": lines, "rules": len(index.severity)}
+        found, dropped = split_ignored(text, found)
+        ignored += len(dropped)
+        src = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        seen = {}
+        for f in found:
+            d = finding_dict(shown, f, lang, index.severity[f[2]["id"]])
+            line_text = src[f[0] - 1] if 0 < f[0] <= len(src) else ""
+            k = (d["rule"], d["api"], line_text.strip())
+            seen[k] = seen.get(k, 0) + 1
+            d["fingerprint"] = fingerprint(shown, d["rule"], d["api"], line_text, seen[k])
+            findings.append(d)
+    skipped += [{"path": printable(os.path.normpath(u).replace(os.sep, "/")), "reason": why} for u, why in unread]
+    return findings, skipped, {"files": files, "lines": lines, "rules": len(index.severity), "ignored": ignored}
 
 
-def exit_code(severities):
+#: text output says a note of these severities once when it fires GROUP_AT times or more, with its
+#: places listed (up to GROUP_LIST; JSON and SARIF keep every finding)
+GROUPED, GROUP_AT, GROUP_LIST = ("behavior", "guarded", "deprecated"), 3, 20
+#: --fail-on: the severities that fail the run (exit 2); nothing else does (exit 0)
+FAIL_ON = {"breaks": {"breaks"}, "deprecated": {"breaks", "deprecated", "deprecated-switch"},
+           "any": {"breaks", "behavior", "deprecated", "deprecated-switch", "platform", "guarded"}}
+
+
+def exit_code(severities, fail_on=None):
+    if fail_on:
+        return EXIT_BREAKS if set(severities) & FAIL_ON[fail_on] else EXIT_OK
     if "breaks" in severities:
         return EXIT_BREAKS
     return EXIT_NOTES if severities else EXIT_OK
 
 
-def sarif(rules, findings, skipped, frm, to, lang):
+def read_baseline(path, parser):
+    """The fingerprints of an earlier ``--format json`` run (a multiset: a repeated finding counts)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        prints = [x["fingerprint"] for x in data["findings"]]
+    except OSError as exc:
+        parser.error("--baseline: cannot read %s: %s" % (path, exc.strerror or exc))
+    except (ValueError, KeyError, TypeError):
+        parser.error("--baseline: %s is not the JSON output of `atlas_check.py code --format json` "
+                     "(a findings list whose entries have a fingerprint)" % path)
+    out = {}
+    for fp in prints:
+        out[fp] = out.get(fp, 0) + 1
+    return out
+
+
+def drop_baseline(findings, baseline):
+    """The findings not in the baseline; each baseline entry absorbs one finding."""
+    left, kept = dict(baseline), []
+    for f in findings:
+        if left.get(f["fingerprint"], 0) > 0:
+            left[f["fingerprint"]] -= 1
+        else:
+            kept.append(f)
+    return kept
+
+
+def sarif(rules, findings, skipped, frm, to, lang, root="."):
     used = []
     for f in findings:
         if f["rule"] not in used:
@@ -883,9 +1105,9 @@ def sarif(rules, findings, skipped, frm, to, lang):
             "ruleId": f["rule"], "ruleIndex": used.index(f["rule"]), "level": LEVEL[f["severity"]],
             "message": {"text": text},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": f["path"].lstrip("./") if f["path"].startswith("./") else f["path"],
-                                     "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": {"uri": sarif_uri(f["path"], root), "uriBaseId": "%SRCROOT%"},
                 "region": {"startLine": f["line"], "startColumn": f["column"]}}}],
+            "partialFingerprints": {"atlasFinding/v1": f["fingerprint"]},
             "properties": {"api": f["api"], "severity": f["severity"]},
         })
     notes = [{"level": "warning", "message": {"text": "skipped %s: %s" % (s["path"], s["reason"])}} for s in skipped]
@@ -896,7 +1118,8 @@ def sarif(rules, findings, skipped, frm, to, lang):
                                 "rules": descriptors}},
             "columnKind": "unicodeCodePoints",
             "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes,
-                             "properties": {"from": frm, "to": to}}],
+                             "properties": {"from": frm, "to": to,
+                                            "unchecked": sum(1 for s in skipped if s["reason"] != "binary file")}}],
             "results": results,
         }],
     }
@@ -912,9 +1135,71 @@ def _na(v):
     return v if v and not re.match(r"(?i)(n/?a|none|could not collect|no cuda|false)\b", v) else None
 
 
+def smi_rows(text):
+    """The GPU names of nvidia-smi's table: a row "| 0  NVIDIA GeForce RTX 3090  On | 00000000:01:00.0 ..."
+    whose first cell ends in the persistence mode (On, Off) or, on Windows, the driver model (WDDM,
+    TCC). Split by cells and words, not by a pattern, so a long run of spaces costs linear time."""
+    out = []
+    for ln in text.split("\n"):
+        cells = ln.strip().split("|")
+        if len(cells) < 3 or cells[0].strip():
+            continue
+        words, bus = cells[1].split(), cells[2].strip()
+        if (len(words) >= 3 and words[0].isdigit() and words[-1] in ("On", "Off", "WDDM", "TCC")
+                and re.match(r"[0-9A-Fa-f]{4,8}:", bus)):
+            out.append(" ".join(words[1:-1]))
+    return out
+
+
+def smi_list(text):
+    """The GPU names of ``nvidia-smi -L``: "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-...)"."""
+    out = []
+    for ln in text.split("\n"):
+        m = re.match(r"GPU \d+:", ln)
+        k = ln.find("(UUID:", m.end()) if m else -1
+        if k >= 0 and ln[m.end():k].strip():
+            out.append(ln[m.end():k].strip())
+    return out
+
+
+def driver_version(drv):
+    """(major, shown) of an NVIDIA driver version: "580.65.06" -> (580, "580.65.06"); the Windows
+    form "32.0.15.8129" -> (581, "581.29"), its last five digits; (None, drv) when unreadable."""
+    m = re.match(r"(\d+)\.\d+\.(\d+)\.(\d+)$", drv.strip())
+    if m and int(m.group(1)) >= 10:
+        digits = (m.group(2) + m.group(3))[-5:]
+        if len(digits) == 5:
+            return int(digits[:3]), "%s.%s" % (digits[:3], digits[3:])
+    m = re.match(r"(\d{2,4})(?:\.\d+)*$", drv.strip())
+    return (int(m.group(1)), drv.strip()) if m else (None, drv)
+
+
+#: terminal escape sequences (colours, cursor moves): removed from a paste before it is read
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+QUOTE = re.compile(r"[ \t]*(?:>[ \t]*)*")
+KEY = re.compile(r"[A-Za-z][A-Za-z0-9_ .()/+-]*")
+
+
+def normalize_paste(text):
+    """The paste as the field patterns read it: no terminal escapes; each line without its indent
+    and the "> " of a quoted reply; "Key      : value" (vLLM's collect_env, nvidia-smi -q) as
+    "Key: value". Line by line, so a long run of spaces costs linear time."""
+    text = ANSI.sub("", text.replace("\r\n", "\n"))
+    out = []
+    for ln in text.split("\n"):
+        ln = ln[QUOTE.match(ln).end():]
+        i = ln.find(":")
+        if i > 0 and ln[i - 1] in " \t":
+            key = ln[:i].rstrip(" \t")
+            if KEY.fullmatch(key):
+                ln = key + ln[i:]
+        out.append(ln)
+    return "\n".join(out)
+
+
 def parse_env(text):
     """Fields found in a paste; a field that is absent stays None."""
-    text = text.replace("\r\n", "\n")
+    text = normalize_paste(text)
     env = {"torch": None, "python": None, "free_threaded": False, "driver": None, "gpus": [], "macos": None,
            "gfx": [], "amd_names": [], "rocm": None, "cuda": None, "formats": [], "os": None, "arch": None,
            "glibc": None}
@@ -938,6 +1223,12 @@ def parse_env(text):
             a = re.search(r"\((x86_64|arm64|aarch64|AMD64)\)\s*$", osv)
             env["os"] = "macos" if m else ("windows" if re.match(r"(?i)microsoft windows", osv) else "linux")
             env["arch"] = a.group(1).lower().replace("amd64", "x86_64") if a else None
+            if env["arch"] is None:   # the processor from "Python platform: Linux-...-aarch64-with-glibc2.35"
+                pp = _first(r"^Python platform:\s*(\S+)", text) or ""
+                a = re.search(r"-(x86_64|arm64|aarch64|AMD64)(?:-|$)", pp)
+                env["arch"] = a.group(1).lower().replace("amd64", "x86_64") if a else None
+            if env["arch"] in ("arm64", "aarch64"):   # the same processor: Linux says aarch64, macOS arm64
+                env["arch"] = "arm64" if env["os"] == "macos" else "aarch64"
         env["glibc"] = _first(r"^Libc version:\s*glibc-(\d+\.\d+)", text)
         g = re.search(r"^GPU models and configuration:[ \t]*(.*)\n((?:GPU \d+:.*\n?)*)", text, re.M)
         if g:
@@ -968,15 +1259,20 @@ def parse_env(text):
         if m:
             fm.append("requirements")
             env["torch"] = m.group(1)
+        else:   # pip list: "torch    2.9.1+cu128"
+            m = re.search(r"(?im)^torch[ \t]+(\d+\.\d+\.\d+[^\s]*)[ \t]*$", text)
+            if m:
+                fm.append("pip list")
+                env["torch"] = m.group(1)
     # nvidia-smi
     if re.search(r"NVIDIA-SMI|Driver Version\s*:", text):
         fm.append("nvidia-smi")
         env["driver"] = env["driver"] or _first(r"Driver Version\s*:\s*([\d.]+)", text)
-        for row in re.findall(r"^\|\s+\d+\s+(.+?)\s+(?:On|Off)\s+\|\s+[0-9A-Fa-f]{4,8}:", text, re.M):
-            env["gpus"].append(row.strip())
+        for name in smi_rows(text):
+            env["gpus"].append(name)
         for name in re.findall(r"^\s*Product Name\s*:\s*(.+)$", text, re.M):
             env["gpus"].append(name.strip())
-    for name in re.findall(r"^GPU \d+:\s*(.+?)\s*\(UUID:", text, re.M):   # nvidia-smi -L
+    for name in smi_list(text):   # nvidia-smi -L
         if "nvidia-smi" not in fm:
             fm.append("nvidia-smi")
         env["gpus"].append(name)
@@ -985,6 +1281,10 @@ def parse_env(text):
     if v and re.search(r"^ProductName:\s*(macOS|Mac OS X)", text, re.M):
         fm.append("sw_vers")
         env["macos"] = env["macos"] or v
+        env["os"] = env["os"] or "macos"
+        if env["arch"] is None:   # `uname -m` next to it prints the processor on a line of its own
+            a = re.search(r"^(x86_64|arm64)[ \t]*$", text, re.M)
+            env["arch"] = a.group(1) if a else None
     # rocminfo / rocm-smi / amd-smi
     # an agent's "Name: gfx942" line says it alone, also in an excerpt without rocminfo's headers
     if re.search(r"HSA System Attributes|HSA Agents|ROCk module|^\s*Name:\s*gfx[0-9a-f]+\s*$", text, re.M):
@@ -1056,12 +1356,14 @@ def gpu_runs(cc, archs):
 def newest_runnable(rules, env, lang):
     """The newest release none of whose items is blocked for this machine, and what blocks the
     release after it: {"release", "blocked_by": {"release", "items"}}; None when every release is
-    blocked. Unknown items do not block: the answer says which items it could not judge."""
+    blocked. Unknown items do not block: the answer says which items it could not judge. The CUDA
+    and ROCm build of the paste (BUILD_CHOICES) does not block either: that is a choice of wheel,
+    and another build of the same release may run on the machine."""
     releases = rules["releases"]
     after = None
     for v in reversed(releases):
         items = check_env(rules, env, v, lang)
-        blocked = [i for i in items if i["verdict"] == "blocked"]
+        blocked = [i for i in items if i["verdict"] == "blocked" and i["check"] not in BUILD_CHOICES]
         if not blocked:
             return {"release": v, "unknown": [i["check"] for i in items if i["verdict"] == "unknown" and i["found"]],
                     "blocked_by": after}
@@ -1119,10 +1421,12 @@ def check_env(rules, env, to, lang):
         item("nvidia_driver", None, "unknown", note="no NVIDIA driver version in the paste")
     elif facts["nvidia_min_driver"] is None:
         item("nvidia_driver", drv, "unknown", note="the atlas has no driver requirement for %s" % to)
+    elif driver_version(drv)[0] is None:
+        item("nvidia_driver", drv, "unknown", note="the driver version in the paste is unreadable")
     else:
-        major = int(re.match(r"\d+", drv).group(0))
+        major, shown = driver_version(drv)
         verdict = "ok" if major >= int(facts["nvidia_min_driver"]) else "blocked"
-        item("nvidia_driver", drv, verdict, links.get("nvidia_min_driver"),
+        item("nvidia_driver", shown if shown == drv else "%s (%s)" % (shown, drv), verdict, links.get("nvidia_min_driver"),
              "" if verdict == "ok" else "%s needs driver %s or newer" % (to, facts["nvidia_min_driver"]))
     # NVIDIA GPU architecture
     gpus = env["gpus"]
@@ -1209,7 +1513,12 @@ def check_env(rules, env, to, lang):
     if not cuda:
         item("cuda_wheel", None, "unknown", note="no CUDA build in the paste")
     elif facts["cuda_wheels"] is None:
-        item("cuda_wheel", cuda, "unknown", note="the atlas has no CUDA wheels for %s" % to)
+        xy = ".".join(re.findall(r"\d+", cuda)[:2])
+        c = dropped_in("cuda_ended", xy)
+        if c is not False:   # a release on the way ended this CUDA build
+            item("cuda_wheel", cuda, "blocked", c, "no CUDA %s build of %s" % (xy, to))
+        else:
+            item("cuda_wheel", cuda, "unknown", note="the atlas has no CUDA wheels for %s" % to)
     else:
         xy = ".".join(re.findall(r"\d+", cuda)[:2])
         if xy in facts["cuda_wheels"]:   # the default wheel's change, or the other wheels' (not the default's)
@@ -1219,28 +1528,43 @@ def check_env(rules, env, to, lang):
             c = dropped_in("cuda_dropped_wheels", "cu" + xy.replace(".", ""))
             item("cuda_wheel", cuda, "blocked", c or links.get("cuda_default_wheel"),
                  "%s ships CUDA %s wheels" % (to, ", ".join(facts["cuda_wheels"])))
-    # the platform: a wheel for this OS and processor at all (Intel Macs), and the glibc a Linux wheel needs.
-    # Reported only when the paste names the OS (collect_env's "OS:" line).
+    # the platform: a wheel on PyPI for this OS and processor at all (the registry's file list), and
+    # the oldest glibc or macOS that wheel installs on. Reported only when the paste names the OS
+    # and processor (collect_env's "OS:" line).
     osn, arch = env.get("os"), env.get("arch")
     plat = E.get("platform") or {}
-    if osn == "macos" and arch == "x86_64" and plat.get("intel_mac_last"):
+    fam = osn + "-" + arch if osn and arch else None
+    label = (plat.get("labels") or {}).get(fam, fam)   # atlas/wheel/extract.FAMILIES
+    wheels = facts.get("wheels")
+    cid = plat.get("intel_mac_change") if fam == "macos-x86_64" else (facts.get("glibc_change") if osn == "linux" else None)
+    if fam and wheels:
+        if fam not in wheels:
+            last = next((v for v in reversed(upto) if fam in (E["releases"][v].get("wheels") or {})), None)
+            item("platform", label, "blocked", cid, "no wheel for this platform on PyPI" +
+                 (": %s is the last release with one" % last if last else ""))
+        else:
+            floors = wheels[fam]
+            xy = ".".join(env["python"].split(".")[:2]) + ("t" if env["free_threaded"] else "") if env["python"] else None
+            vals = [x for x in floors.values() if x]
+            need = floors[xy] if xy in floors else (min(vals, key=ccv) if vals else "")
+            have, what = (env.get("glibc"), "glibc") if osn == "linux" else ((env.get("macos"), "macOS") if osn == "macos" else (None, None))
+            if not need or what is None:
+                item("platform", label, "ok", cid)
+            elif not have:
+                item("platform", label, "unknown", cid, "no %s version in the paste" % what)
+            else:
+                ok = ccv(have) >= ccv(need)
+                item("platform", "%s, %s %s" % (label, what, have), "ok" if ok else "blocked", cid,
+                     "" if ok else "the wheel of %s needs %s %s or newer" % (to, what, need))
+    elif osn == "macos" and arch == "x86_64" and plat.get("intel_mac_last"):
         last = plat["intel_mac_last"]
         if vkey(to) > vkey(last):
             item("platform", "macOS x86_64", "blocked", plat.get("intel_mac_change"),
                  "no wheel for this platform: %s is the last release with Intel Mac wheels" % last)
         else:
             item("platform", "macOS x86_64", "ok", plat.get("intel_mac_change"))
-    elif osn == "linux" and arch == "x86_64":
-        need = facts.get("glibc_min")
-        if not env.get("glibc"):
-            item("platform", "Linux x86_64", "unknown", note="no glibc version in the paste")
-        elif not need:
-            item("platform", "Linux x86_64, glibc " + env["glibc"], "unknown",
-                 note="the atlas has no glibc requirement for %s" % to)
-        else:
-            ok = ccv(env["glibc"]) >= ccv(need)
-            item("platform", "Linux x86_64, glibc " + env["glibc"], "ok" if ok else "blocked",
-                 facts.get("glibc_change"), "" if ok else "%s needs glibc %s or newer" % (to, need))
+    elif fam:
+        item("platform", label, "unknown", note="the atlas has not read which platforms %s has wheels for" % to)
     return items
 
 
@@ -1249,9 +1573,12 @@ REQ_LINE = r"^(?:-e\s+\S+|--[\w-]+.*|[A-Za-z0-9][\w.\-]*(?:\[[\w,\s-]*\])?\s*(?:
 
 
 def detect_kind(text):
-    """'env' for a paste of tool output or a package list, 'code' for Python source."""
+    """'env' for a paste of tool output or a package list, 'code' for Python source (read as
+    parse_env reads it: quote marks, indents and terminal escapes removed)."""
+    text = normalize_paste(text)
     markers = (r"^PyTorch version:", r"NVIDIA-SMI \d", r"Driver Version\s*:", r"^ProductVersion:", r"HSA System Attributes",
-               r"ROCm System Management Interface", r"^GPU \d+: .*\(UUID:", r"^Marketing Name:", r"^Is CUDA available:")
+               r"ROCm System Management Interface", r"^GPU \d+: .*\(UUID:", r"^Marketing Name:", r"^Is CUDA available:",
+               r"^Package[ \t]+Version[ \t]*$")
     if any(re.search(m, text, re.M) for m in markers):
         return "env"
     lines = [x.strip() for x in text.splitlines() if x.strip() and not x.strip().startswith("#")]
@@ -1271,7 +1598,8 @@ class _Parser(argparse.ArgumentParser):
 def _parser():
     p = _Parser(prog="atlas_check.py", description=__doc__.split("\n\n")[0],
                 epilog="Exit codes: 0 nothing found (env: nothing blocked); 1 only behaviour changes, deprecated "
-                       "switches or platform notes; 2 something breaks (env: something blocked); 3 usage error.",
+                       "switches or platform notes; 2 something breaks (env: something blocked); 3 usage error; "
+                       "4 the checker failed; 5 (code) a file could not be read or parsed, so the run is incomplete.",
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rules", help="rules JSON (default: embedded, or built from the repository's data)")
     sub = p.add_subparsers(dest="cmd")
@@ -1281,6 +1609,13 @@ def _parser():
     c.add_argument("--to", help="torch version you upgrade to (default: the latest release)")
     c.add_argument("--lang", default="en", choices=["en", "zh", "ru", "id"])
     c.add_argument("--format", default="text", choices=["text", "json", "sarif"])
+    c.add_argument("--fail-on", choices=sorted(FAIL_ON),
+                   help="exit 2 when a finding of this severity or worse remains (deprecated: also deprecated "
+                        "switches; any: every finding), else 0; without it: 2 breaks, 1 other findings, 0 none")
+    c.add_argument("--allow-skipped", action="store_true",
+                   help="a file that could not be read or parsed does not fail the run (exit 5 otherwise)")
+    c.add_argument("--baseline", metavar="FILE",
+                   help="the JSON output of an earlier run: report only findings that are not in it")
     c.add_argument("--rules", dest="rules_sub", help=argparse.SUPPRESS)
     c.add_argument("paths", nargs="+", metavar="PATH")
     e = sub.add_parser("env", help="check an environment paste", epilog=p.epilog,
@@ -1324,21 +1659,45 @@ def main_code(args, rules, parser, out):
         if not os.path.exists(p):
             parser.error("no such file or directory: %s" % p)
     findings, skipped, stats = scan(rules, args.paths, frm, to, args.lang)
-    code = exit_code({f["severity"] for f in findings})
+    if args.baseline:
+        before = len(findings)
+        findings = drop_baseline(findings, read_baseline(args.baseline, parser))
+        stats["baseline"] = before - len(findings)
+    code = exit_code({f["severity"] for f in findings}, args.fail_on)
+    # a skipped file could hold findings: the run is incomplete (a binary file is no Python)
+    incomplete = [x for x in skipped if x["reason"] != "binary file"]
+    stats["incomplete"] = bool(incomplete) and not args.allow_skipped
+    if stats["incomplete"]:
+        code = EXIT_INCOMPLETE
     if args.format == "json":
         out.write(json.dumps({"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "from_reason": why,
                               "findings": findings, "skipped": skipped, "stats": stats},
                              ensure_ascii=False, indent=1) + "\n")
     elif args.format == "sarif":
-        out.write(json.dumps(sarif(rules, findings, skipped, frm, to, args.lang), ensure_ascii=False, indent=1) + "\n")
+        root = args.paths[0] if os.path.isdir(args.paths[0]) else (os.path.dirname(args.paths[0]) or ".")
+        out.write(json.dumps(sarif(rules, findings, skipped, frm, to, args.lang, root), ensure_ascii=False, indent=1) + "\n")
     else:
         out.write("%s: torch %s -> %s (from: %s)\n" % (TOOL, frm, to, why))
         if vkey(frm) >= vkey(to):
             out.write("nothing to compare: %s is not older than %s\n" % (frm, to))
+        groups = {}
         for f in findings:
+            if f["severity"] in GROUPED:
+                groups.setdefault((f["rule"], f["severity"]), []).append(f)
+        for f in findings:
+            group = groups.get((f["rule"], f["severity"]), [])
+            if len(group) >= GROUP_AT and f is not group[0]:
+                continue   # said once, at the first place, with the others listed
             out.write("%s:%d:%d: %s: %s [%s]\n" % (f["path"], f["line"], f["column"], f["severity"], f["title"],
                                                   f["change"] or f["api"]))
-            if f["fix"]:
+            if len(group) >= GROUP_AT:
+                more = ["%s:%d:%d" % (g["path"], g["line"], g["column"]) for g in group[1:]]
+                out.write("    and %d more place%s: %s%s\n" % (len(more), "" if len(more) == 1 else "s",
+                                                           ", ".join(more[:GROUP_LIST]),
+                                                           ", ..." if len(more) > GROUP_LIST else ""))
+            if f["guard"]:
+                out.write("    %s\n" % f["guard"])
+            elif f["fix"]:
                 out.write("    %s\n" % f["fix"])
             out.write("    %s\n" % f["url"])
         for s in skipped:
@@ -1346,10 +1705,15 @@ def main_code(args, rules, parser, out):
         counts = {}
         for f in findings:
             counts[f["severity"]] = counts.get(f["severity"], 0) + 1
-        out.write("%d finding%s%s in %d file%s, %d skipped\n" % (
+        out.write("%d finding%s%s in %d file%s, %d skipped%s%s\n" % (
             len(findings), "" if len(findings) == 1 else "s",
             (" (" + ", ".join("%d %s" % (n, s) for s, n in sorted(counts.items())) + ")") if counts else "",
-            stats["files"], "" if stats["files"] == 1 else "s", len(skipped)))
+            stats["files"], "" if stats["files"] == 1 else "s", len(skipped),
+            ", %d ignored by comments" % stats["ignored"] if stats["ignored"] else "",
+            ", %d in the baseline" % stats["baseline"] if stats.get("baseline") else ""))
+        if stats["incomplete"]:
+            out.write("incomplete: %d file%s could not be checked; they may hold findings (--allow-skipped accepts this)\n"
+                      % (len(incomplete), "" if len(incomplete) == 1 else "s"))
     return code
 
 
@@ -1365,6 +1729,11 @@ def main_env(args, rules, parser, out):
         except OSError as exc:
             parser.error("cannot read %s: %s" % (args.file, exc.strerror))
     env = parse_env(text)
+    if not env["formats"] and not env["torch"] and not env["python"]:
+        sys.stderr.write("%s env: no known format in %s: nothing was read. The formats read are %s; paste the "
+                         "whole output of one of them.\n" % (TOOL, "the input" if args.file == "-" else args.file,
+                                                            ", ".join(ENV_FORMATS)))
+        return EXIT_USAGE
     items = check_env(rules, env, to, args.lang)
     frm, note = (release_of(env["torch"], releases) if env["torch"] else (None, "no torch version in the paste"))
     upgrade = None
@@ -1420,5 +1789,23 @@ def main(argv=None, out=None):
     return main_env(args, rules, parser, out)
 
 
+def run(argv=None):
+    """main() for a terminal: a closed pipe (``| head``) ends quietly, and an error of the checker
+    itself exits 4 with one line, never 1 (which means "only notes") and never a traceback."""
+    try:
+        code = main(argv)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:   # noqa: BLE001 - the one place a checker error becomes an exit code
+        sys.stderr.write("%s: internal error: %s: %s\n" % (TOOL, exc.__class__.__name__, exc))
+        return EXIT_CRASH
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -158,7 +158,7 @@ def cmd_check(args) -> int:
     """The upgrade checker (atlas_check.py) with the rules built from this repository's data."""
     from . import atlas_check
 
-    return atlas_check.main(args.args)
+    return atlas_check.main(args.args)   # bad data is the atlas CLI's error (file: id: field)
 
 
 def cmd_clean(args) -> int:

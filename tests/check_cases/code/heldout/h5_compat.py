@@ -6,7 +6,7 @@ from torch import *
 try:
     from torch.linalg import cholesky as _chol
 except ImportError:  # torch < 1.8
-    from torch import cholesky as _chol  # expect: name 214-remove-cholesky
+    from torch import cholesky as _chol  # expect: name 214-remove-cholesky guarded
 
 
 def qr_compat(a):

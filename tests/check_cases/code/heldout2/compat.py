@@ -13,7 +13,7 @@ import torch.distributed as dist
 try:  # torch.linalg exists since 1.8; torch.qr was the fallback
     from torch.linalg import qr as linalg_qr
 except ImportError:  # pragma: no cover
-    linalg_qr = torch.qr  # expect: name 214-remove-qr
+    linalg_qr = torch.qr  # expect: name 214-remove-qr guarded
 
 try:
     from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard

@@ -64,7 +64,7 @@ class ContrastiveModule(pl.LightningModule):
     def on_after_backward(self):
         # keep the temperature parameter in a sane range after each step
         with torch.no_grad():
-            self.logit_scale.clamp_(0, math.log(self.hparams.max_logit_scale))  # expect: method 214-clamp-grad
+            self.logit_scale.clamp_(0, math.log(self.hparams.max_logit_scale))
 
     def configure_optimizers(self):
         opt = torch.optim.AdamW(self.parameters(), lr=self.hparams.lr, weight_decay=0.1)

@@ -47,7 +47,7 @@ class DDIMSampler:
             a_prev = acp[ts[i + 1]] if i + 1 < len(ts) else torch.tensor(1.0, device=device)
             eps = self.model(x, t.expand(shape[0])).sample
             x0_pred = (x - (1 - a_t).sqrt() * eps) / a_t.sqrt()
-            x0_pred = x0_pred.clamp(-1.0, 1.0)  # expect: method 214-clamp-grad
+            x0_pred = x0_pred.clamp(-1.0, 1.0)
             sigma = self.eta * ((1 - a_prev) / (1 - a_t) * (1 - a_t / a_prev)).sqrt()
             dir_xt = (1 - a_prev - sigma ** 2).sqrt() * eps
             noise = sigma * torch.randn(x.shape, generator=generator, device=device)

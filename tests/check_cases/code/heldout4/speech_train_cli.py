@@ -36,8 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def build_scheduler(args, opt, steps_per_epoch: int):
     if args.scheduler == "onecycle":
-        return OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch, pct_start=0.1, verbose=args.lr_verbose)  # expect: param api-diff:torch.optim.lr_scheduler.OneCycleLR
-    return ReduceLROnPlateau(opt, mode="min", factor=0.5, patience=args.patience, verbose=True)  # expect: param api-diff:torch.optim.lr_scheduler.ReduceLROnPlateau
+        return OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch, pct_start=0.1, verbose=args.lr_verbose)  # expect: param 27-lrscheduler-verbose-removed
+    return ReduceLROnPlateau(opt, mode="min", factor=0.5, patience=args.patience, verbose=True)  # expect: param 27-lrscheduler-verbose-removed
 
 
 def wrap_pipeline(model: torch.nn.Module, chunks: int) -> torch.nn.Module:
