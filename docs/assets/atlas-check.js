@@ -1402,7 +1402,7 @@
     var fam = env.os && env.arch ? env.os + "-" + env.arch : null;
     var label = (plat.labels || {})[fam] || fam;  // atlas/wheel/extract.FAMILIES
     var wheels = facts.wheels || null;
-    var pcid = fam === "macos-x86_64" ? (plat.intel_mac_change || null) : (env.os === "linux" ? (facts.glibc_change || null) : null);
+    var pcid = (plat.changes || {})[fam] || (env.os === "linux" ? (facts.glibc_change || null) : null);
     if (fam && wheels) {
       if (!(fam in wheels)) {
         var lastw = null;
@@ -1422,9 +1422,6 @@
           item("platform", label + ", " + what + " " + have, pok ? "ok" : "blocked", pcid, pok ? "" : "the wheel of " + to + " needs " + what + " " + need + " or newer");
         }
       }
-    } else if (env.os === "macos" && env.arch === "x86_64" && plat.intel_mac_last) {
-      if (vcmp(to, plat.intel_mac_last) > 0) item("platform", "macOS x86_64", "blocked", plat.intel_mac_change, "no wheel for this platform: " + plat.intel_mac_last + " is the last release with Intel Mac wheels");
-      else item("platform", "macOS x86_64", "ok", plat.intel_mac_change);
     } else if (fam) {
       item("platform", label, "unknown", null, "the atlas has not read which platforms " + to + " has wheels for");
     }

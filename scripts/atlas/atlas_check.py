@@ -917,10 +917,14 @@ def check_source(index, text, path):
 IGNORE = re.compile(r"#\s*atlas:\s*ignore(?:\[([^\]\n]*)\])?")
 
 
-def split_ignored(text, found):
-    """(kept, ignored) of one file's findings: a finding whose line carries an ignore comment
-    naming its change or rule, or a bare one, is ignored."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+def source_lines(text):
+    """The lines of a file as ast numbers them (\\n, \\r\\n and \\r end a line)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def split_ignored(lines, found):
+    """(kept, ignored) of one file's findings (``lines``: source_lines): a finding whose line
+    carries an ignore comment naming its change or rule, or a bare one, is ignored."""
     kept, ignored = [], []
     for f in found:
         line = lines[f[0] - 1] if 0 < f[0] <= len(lines) else ""
@@ -1019,9 +1023,9 @@ def scan(rules, paths, frm, to, lang):
             found, reason = [], "checker error: %s: %s" % (exc.__class__.__name__, exc)
         if reason:
             skipped.append({"path": shown, "reason": reason})
-        found, dropped = split_ignored(text, found)
+        src = source_lines(text)
+        found, dropped = split_ignored(src, found)
         ignored += len(dropped)
-        src = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         seen = {}
         for f in found:
             d = finding_dict(shown, f, lang, index.severity[f[2]["id"]])
@@ -1536,7 +1540,7 @@ def check_env(rules, env, to, lang):
     fam = osn + "-" + arch if osn and arch else None
     label = (plat.get("labels") or {}).get(fam, fam)   # atlas/wheel/extract.FAMILIES
     wheels = facts.get("wheels")
-    cid = plat.get("intel_mac_change") if fam == "macos-x86_64" else (facts.get("glibc_change") if osn == "linux" else None)
+    cid = (plat.get("changes") or {}).get(fam) or (facts.get("glibc_change") if osn == "linux" else None)
     if fam and wheels:
         if fam not in wheels:
             last = next((v for v in reversed(upto) if fam in (E["releases"][v].get("wheels") or {})), None)
@@ -1556,13 +1560,6 @@ def check_env(rules, env, to, lang):
                 ok = ccv(have) >= ccv(need)
                 item("platform", "%s, %s %s" % (label, what, have), "ok" if ok else "blocked", cid,
                      "" if ok else "the wheel of %s needs %s %s or newer" % (to, what, need))
-    elif osn == "macos" and arch == "x86_64" and plat.get("intel_mac_last"):
-        last = plat["intel_mac_last"]
-        if vkey(to) > vkey(last):
-            item("platform", "macOS x86_64", "blocked", plat.get("intel_mac_change"),
-                 "no wheel for this platform: %s is the last release with Intel Mac wheels" % last)
-        else:
-            item("platform", "macOS x86_64", "ok", plat.get("intel_mac_change"))
     elif fam:
         item("platform", label, "unknown", note="the atlas has not read which platforms %s has wheels for" % to)
     return items

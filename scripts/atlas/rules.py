@@ -507,12 +507,10 @@ class _Builder:
                 releases[pt.version]["wheels"] = (w.platform_floors or None) if w else None
         if glibc_change:
             links_all.add(glibc_change)
-        mac = next((c for c in self.fb.changes()
-                    if c.type == "platform" and c.values.get("platform") == "macOS x64" and "last" in c.values), None)
-        if mac:
-            links_all.add(mac.id)
-        platform = {"intel_mac_last": str(mac.values["last"]) if mac else None, "intel_mac_change": mac.id if mac else None,
-                    "labels": dict(FAMILY_LABELS)}
+        # the change that ends a platform's wheels is the one whose wheel claim says so (no_platform)
+        ends = {claim.name: c.id for c in self.fb.changes() for claim in c.wheel if claim.kind == "no_platform"}
+        links_all |= set(ends.values())
+        platform = {"labels": dict(FAMILY_LABELS), "changes": ends}
         return {
             "releases": releases,
             "platform": platform,
