@@ -286,6 +286,19 @@ def test_wheel_claims_judge_each_kind_and_can_fail():
     assert not verdict(kind="stops_warning", name="torch.mod.h").ok      # it starts, it does not stop
     assert verdict(kind="resolves", name="torch.g").ok and not verdict(kind="absent", name="torch.g").ok
     assert not verdict(kind="resolves", name="torch.nothing").ok
+    # the registry's file list: a CPython version or a platform whose wheels end in this release
+    pw = {"9.0.0": {"linux-x86_64": {"3.9": "manylinux1_x86_64", "3.10": "manylinux1_x86_64"},
+                    "macos-x86_64": {"3.10": "macosx_10_9_x86_64"}},
+          "9.1.0": {"linux-x86_64": {"3.10": "manylinux_2_28_x86_64"}}}
+
+    def reg(kind, name):
+        return judge(WheelClaim(kind=kind, name=name), "9.1.0", "9.0.0", rt, deps, pw)
+
+    assert reg("no_python", "3.9").ok and reg("no_platform", "macos-x86_64").ok
+    assert not reg("no_python", "3.10").ok and reg("no_python", "3.10").why == "the registry lists CPython 3.10 wheels of torch 9.1.0"
+    assert not reg("no_python", "3.8").ok          # never had one: nothing ended
+    assert not reg("no_platform", "linux-x86_64").ok
+    assert not judge(WheelClaim(kind="no_python", name="3.9"), "9.1.0", "9.0.0", rt, deps, {}).ok   # no file list read
 
 
 def test_a_contradicted_wheel_claim_stops_the_build_naming_file_change_and_claim(data_copy):
@@ -301,3 +314,17 @@ def test_a_contradicted_wheel_claim_stops_the_build_naming_file_change_and_claim
         validate(load(data_copy))
     assert ("data/releases/2.9.yaml: 29-onnx-dynamo-default: wheel.0: the wheel locks contradict "
             "'default torch.onnx.export': torch 2.9.1 gives torch.onnx.export(dynamo=True)") in info.value.problems
+
+
+def test_the_registry_file_list_is_read_per_platform_family():
+    """Each CPython wheel per platform family, its tag; a rebuild (build tag) wins, a local variant
+    (+cpu) and an sdist are not counted; the free-threaded ABI is 3.13t."""
+    from atlas.wheel.extract import platform_files
+
+    names = ["torch-2.10.0-2-cp310-none-macosx_14_0_arm64.whl", "torch-2.10.0-cp310-none-macosx_11_0_arm64.whl",
+             "torch-2.10.0+cpu-cp310-cp310-win_amd64.whl", "torch-2.10.0-cp313-cp313t-manylinux_2_28_x86_64.whl",
+             "torch-2.10.0-cp312-cp312-win_amd64.whl", "torch-2.10.0.tar.gz", "torch-2.9.1-cp310-cp310-win_amd64.whl"]
+    assert platform_files(names, ["2.10.0"]) == {"2.10.0": {
+        "linux-x86_64": {"3.13t": "manylinux_2_28_x86_64"},
+        "macos-arm64": {"3.10": "macosx_14_0_arm64"},
+        "windows-x86_64": {"3.12": "win_amd64"}}}
