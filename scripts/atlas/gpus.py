@@ -2,7 +2,8 @@
 
 In:  ``data/gpus.yaml``, read by ``load.py`` and validated with ``GpuTable`` by ``validate.py``
      (``FactBase.gpus``).
-Out: ``GpuTable``: NVIDIA models with compute capability and generation, AMD models and PCI
+Out: ``GpuTable``: NVIDIA models with compute capability and generation, series (a word and a
+     model-number pattern, for models not listed one by one), AMD models and PCI
      ids with their gfx target, the oldest driver for each CUDA major version, each citing one
      of the table's ``sources``. ``rules.py`` puts the
      table into the checker's rules, so ``atlas_check.py`` needs no data files.
@@ -39,6 +40,18 @@ class NvidiaGpu(Strict):
     source: str
 
 
+class NvidiaSeries(Strict):
+    """A series the table does not list model by model: ``match`` (one word of the name) followed
+    by a model number ``number`` matches whole. Every compute capability of the series is listed;
+    a verdict from it is inferred."""
+    series: str
+    match: str = Field(pattern=r"^[A-Za-z]+$")
+    number: str = Field(pattern=r"^[A-Z0-9\[\]{},*-]+$")   # a pattern of classes and counts only: no backtracking
+    arch: str
+    compute_capabilities: list[str] = Field(min_length=1)
+    source: str
+
+
 class AmdGpu(Strict):
     model: str
     match: Optional[str] = None
@@ -70,10 +83,22 @@ def words(name: str) -> list[str]:
     return [w for w in re.split(r"[\s\-_/(),]+", name.upper()) if w and w not in ("NVIDIA", "AMD")]
 
 
+def arch_ccs(table: "GpuTable") -> dict[str, list[str]]:
+    """Each NVIDIA architecture's compute capabilities, as far as the table knows them: its first
+    one, its listed models' and its series'. Sorted."""
+    out: dict[str, set[str]] = {a.name: {a.compute_capability} for a in table.nvidia_architectures}
+    for g in table.nvidia:
+        out[g.arch].add(g.compute_capability)
+    for s in table.nvidia_series:
+        out[s.arch].update(s.compute_capabilities)
+    return {k: sorted(v, key=lambda c: tuple(map(int, c.split(".")))) for k, v in out.items()}
+
+
 class GpuTable(Strict):
     sources: list[GpuSource] = Field(min_length=1)
     nvidia_architectures: list[NvidiaArch] = Field(min_length=1)
     nvidia: list[NvidiaGpu] = []
+    nvidia_series: list[NvidiaSeries] = []
     amd: list[AmdGpu] = []
     amd_pci_ids: list[AmdPciIds] = []
     cuda_drivers: list[CudaDriver] = []
@@ -83,22 +108,36 @@ class GpuTable(Strict):
         known = {s.id for s in self.sources}
         arches = {a.name: a for a in self.nvidia_architectures}
         problems = []
-        for row in [*self.nvidia_architectures, *self.nvidia, *self.amd, *self.amd_pci_ids, *self.cuda_drivers]:
+        for row in [*self.nvidia_architectures, *self.nvidia, *self.nvidia_series, *self.amd, *self.amd_pci_ids, *self.cuda_drivers]:
             if row.source not in known:
-                label = getattr(row, "model", None) or getattr(row, "name", None) or getattr(row, "chip", None) or f"CUDA {row.cuda}"
+                label = (getattr(row, "model", None) or getattr(row, "name", None) or getattr(row, "chip", None)
+                         or getattr(row, "series", None) or f"CUDA {row.cuda}")
                 problems.append(f"{label}: unknown source {row.source!r}")
         ccs = [tuple(map(int, a.compute_capability.split("."))) for a in self.nvidia_architectures]
         if ccs != sorted(ccs):
             problems.append("nvidia_architectures: not in order of compute capability")
-        for g in self.nvidia:
-            a = arches.get(g.arch)
+        cc_of = lambda c: tuple(map(int, c.split("."))) if re.fullmatch(CC[1:-1], c) else None
+
+        def in_arch(label, arch, capabilities):
+            a = arches.get(arch)
             if a is None:
-                problems.append(f"{g.model}: unknown architecture {g.arch!r}")
-                continue
-            cc = tuple(map(int, g.compute_capability.split(".")))
-            nxt = [x for x in ccs if x > tuple(map(int, a.compute_capability.split(".")))]
-            if cc < tuple(map(int, a.compute_capability.split("."))) or (nxt and cc >= nxt[0]):
-                problems.append(f"{g.model}: compute capability {g.compute_capability} is not in {g.arch}")
+                problems.append(f"{label}: unknown architecture {arch!r}")
+                return
+            lo = cc_of(a.compute_capability)
+            nxt = [x for x in ccs if x > lo]
+            for c in capabilities:
+                cc = cc_of(c)
+                if cc is None or cc < lo or (nxt and cc >= nxt[0]):
+                    problems.append(f"{label}: compute capability {c} is not in {arch}")
+
+        for g in self.nvidia:
+            in_arch(g.model, g.arch, [g.compute_capability])
+        for s in self.nvidia_series:
+            in_arch(s.series, s.arch, s.compute_capabilities)
+            try:
+                re.compile(s.number)
+            except re.error as exc:
+                problems.append(f"{s.series}: number is not a pattern ({exc})")
         seen: dict[tuple, str] = {}
         for g in [*self.nvidia, *self.amd]:
             key = tuple(words(g.match or g.model))

@@ -30,7 +30,7 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
-from .gpus import words
+from .gpus import arch_ccs, words
 from .i18n import text_for
 from .idents import ALIASES, classify
 from .keys import version_key
@@ -518,6 +518,11 @@ class _Builder:
             "gpus": {
                 "nvidia": [{"words": words(g.match or g.model), "model": g.model, "arch": g.arch,
                             "cc": g.compute_capability} for g in table.nvidia],
+                # a series, and the compute capabilities each architecture's models have (what
+                # nvidia-smi -a's "Product Architecture" alone implies): both inferred verdicts
+                "series": [{"word": s.match.upper(), "number": s.number, "series": s.series, "arch": s.arch,
+                            "ccs": s.compute_capabilities} for s in table.nvidia_series],
+                "arch_ccs": arch_ccs(table),
                 "amd": [{"words": words(g.match or g.model), "model": g.model, "gfx": g.gfx} for g in table.amd],
                 "amd_pci_ids": {i: row.gfx for row in table.amd_pci_ids for i in row.ids},
                 "sources": {s.id: s.url for s in table.sources},
