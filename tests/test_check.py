@@ -331,7 +331,7 @@ def test_env_collect_env(rules):
     assert got["nvidia_driver"]["verdict"] == "ok" and got["gpu_arch"]["verdict"] == "ok"
     assert "sm_75" in got["gpu_arch"]["found"]
     assert got["cuda_wheel"]["verdict"] == "blocked"
-    assert {got[k]["verdict"] for k in ("macos_mps", "rocm_target", "rocm_wheel")} == {"unknown"}
+    assert not {"macos_mps", "rocm_target", "rocm_wheel"} & set(got)   # a Linux CUDA box: no macOS or ROCm rows
 
 
 def test_env_unknown_never_guessed(rules):
@@ -362,8 +362,8 @@ def test_env_cli_json_and_upgrade_link(rules_file):
     out = json.loads(p.stdout)
     assert p.returncode == 2 and out["from"] == "2.14" and out["to"] == "2.15"
     assert out["upgrade_url"].endswith(url_for("id", "upgrade/2.14-to-2.15/"))
-    assert [i["check"] for i in out["items"]] == ["python", "nvidia_driver", "gpu_arch", "macos_mps", "rocm_target",
-                                                  "rocm_wheel", "cuda_wheel", "platform"]   # the paste names its OS
+    assert [i["check"] for i in out["items"]] == ["python", "nvidia_driver", "gpu_arch", "cuda_wheel",
+                                                  "platform"]   # the paste names its OS: no macOS or ROCm rows
     assert all(set(i) >= {"check", "found", "verdict", "change", "url"} for i in out["items"])
 
 
@@ -906,3 +906,99 @@ def test_output_is_valid_utf8_and_sarif_uris_are_relative(rules_file, tmp_path):
     out = subprocess.run([sys.executable, str(CHECKER), "--rules", rules_file, "code", "--from", "2.13", str(tmp_path)],
                          capture_output=True, timeout=300).stdout
     assert b"\x1b" not in out and "caf\ufffd \\x1b[31m.py".encode() in out
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 27: every paste understood. A GPU the table does not list is placed by its series or the
+# architecture nvidia-smi -q names (and says so), torch's own capability warning wins over both,
+# a ROCm box that names its GPU by PCI id gets its gfx target, and two reports pasted one after
+# the other are judged one by one.
+
+def gpu_row(rules, text, to):
+    return next(i for i in ac.check_env(rules, ac.parse_env(text), to, "en") if i["check"] == "gpu_arch")
+
+
+def test_env_a_gpu_missing_from_the_table_is_placed_by_its_series_and_says_so(rules):
+    kepler = gpu_row(rules, "GPU 0: NVIDIA GeForce GTX 770 (UUID: GPU-1)\n", "2.5")
+    assert kepler["verdict"] == "blocked" and "inferred from its series" in kepler["found"]
+    assert "sm_30/sm_35" in kepler["found"]          # the 600/700 series is both Kepler capabilities
+    ampere = gpu_row(rules, "GPU 0: NVIDIA RTX A4500 (UUID: GPU-1)\n", "2.5")
+    assert ampere["verdict"] == "ok" and "sm_86" in ampere["found"] and "inferred" in ampere["found"]
+    # a Quadro RTX 4000 is Turing, not an RTX 40 (Ada) card; a name with no series stays unknown
+    assert "Ada" not in gpu_row(rules, "GPU 0: Quadro RTX 4000 (UUID: GPU-1)\n", "2.5")["found"]
+    assert gpu_row(rules, "GPU 0: NVIDIA Graphics Device (UUID: GPU-1)\n", "2.5")["verdict"] == "unknown"
+
+
+def test_env_a_truncated_name_is_read_only_up_to_its_last_whole_word(rules):
+    assert ac.name_words("NVIDIA RTX A45...") == ["RTX"] and ac.name_words("NVIDIA RTX A4500") == ["RTX", "A4500"]
+    assert gpu_row(rules, "|   0  NVIDIA RTX A45...  On | 00000000:01:00.0 Off |\n| NVIDIA-SMI 580.1  Driver Version: 580.1 |\n",
+                   "2.5")["verdict"] == "unknown"   # "RTX" alone is no series
+
+
+def test_env_torch_capability_warning_and_nvidia_smi_q_architecture(rules):
+    warn = ("UserWarning:\nNVIDIA GeForce GTX 780 with CUDA capability sm_35 is not compatible with the current "
+            "PyTorch installation.\n")
+    env = ac.parse_env(warn)
+    assert env["gpu_cc"] and "torch warning" in env["formats"]
+    row = gpu_row(rules, warn, "2.5")
+    assert row["verdict"] == "blocked" and "sm_35" in row["found"] and "sm_30" not in row["found"]
+    assert "inferred" not in row["found"]             # torch said which capability it is
+    old = gpu_row(rules, "Found GPU0 NVIDIA GeForce GTX 780 which is of cuda capability 3.5.\n", "2.5")
+    assert old["verdict"] == "blocked" and "sm_35" in old["found"]
+    smiq = ("Driver Version                            : 550.54.15\n"
+            "    Product Name                          : NVIDIA Graphics Device\n"
+            "    Product Architecture                  : Turing\n")
+    row = gpu_row(rules, smiq, "2.5")
+    assert row["verdict"] == "ok" and "sm_75" in row["found"] and "inferred from its architecture" in row["found"]
+
+
+def test_env_rocm_gpu_named_by_pci_id(rules):
+    got = items(rules, "PyTorch version: 2.3.0+rocm6.0\nROCM used to build PyTorch: 6.0.32830\n"
+                       "GPU models and configuration: Device 66a1\n")
+    assert got["rocm_target"]["found"] == "gfx906"
+    lspci = items(rules, "03:00.0 VGA compatible controller [0300]: Advanced Micro Devices, Inc. [AMD/ATI] "
+                         "Vega 20 [Radeon VII] [1002:66af] (rev c1)\n")
+    assert lspci["rocm_target"]["found"] == "gfx906"
+    unknown = items(rules, "GPU models and configuration: Device 7fff\nROCM used to build PyTorch: 6.0\nPyTorch version: 2.3.0\n")
+    assert unknown["rocm_target"]["verdict"] == "unknown" and "PCI device 7fff" in unknown["rocm_target"]["found"]
+    assert "gpu_arch" not in lspci and "nvidia_driver" not in lspci   # an AMD box: no NVIDIA rows
+
+
+TWO_PASTES = ("Collecting environment information...\nPyTorch version: 2.4.1+cu121\n"
+              "Python version: 3.11.9 (main, Apr  6 2024, 18:45:05) [GCC 9.4.0] (64-bit runtime)\n"
+              "GPU models and configuration: GPU 0: NVIDIA GeForce RTX 3090\nNvidia driver version: 535.183.01\n"
+              "Collecting environment information...\nPyTorch version: 2.1.2+cu121\n"
+              "Python version: 3.11.9 (main, Apr  6 2024, 18:45:05) [GCC 9.4.0] (64-bit runtime)\n"
+              "GPU models and configuration: GPU 0: NVIDIA GeForce GTX 780\nNvidia driver version: 535.183.01\n")
+
+
+def test_env_two_reports_pasted_together_are_judged_one_by_one(rules_file):
+    parts = ac.split_pastes(TWO_PASTES)
+    assert [ac.parse_env(p)["torch"] for p in parts] == ["2.4.1+cu121", "2.1.2+cu121"]
+    assert len(ac.split_pastes(COLLECT_ENV + "| NVIDIA-SMI 580.95.05  Driver Version: 580.95.05 |\n")) == 1
+    p = run_cli("--rules", rules_file, "env", "--to", "2.5", "--format", "json", "-", stdin=TWO_PASTES)
+    out = json.loads(p.stdout)
+    assert p.returncode == 2 and [r["from"] for r in out["pastes"]] == ["2.4", "2.1"]
+    gpu = [next(i for i in r["items"] if i["check"] == "gpu_arch") for r in out["pastes"]]
+    assert [g["verdict"] for g in gpu] == ["ok", "blocked"]   # the 3090 is not judged by the 780
+    text = run_cli("--rules", rules_file, "env", "--to", "2.5", "-", stdin=TWO_PASTES).stdout
+    assert "paste 1 of 2" in text and "paste 2 of 2" in text
+    one = json.loads(run_cli("--rules", rules_file, "env", "--to", "2.5", "--format", "json", "-",
+                             stdin=TWO_PASTES.split("Collecting", 2)[1]).stdout)
+    assert "pastes" not in one and one["from"] == "2.4"   # one paste: the object stays as it was
+
+
+def test_gpu_table_rejects_a_series_outside_its_architecture():
+    import yaml
+    from pydantic import ValidationError
+
+    from atlas.gpus import GpuTable
+
+    raw = yaml.safe_load((Path(__file__).parent.parent / "data" / "gpus.yaml").read_text(encoding="utf-8"))
+    GpuTable.model_validate(raw)
+    bad = {**raw, "nvidia_series": [{**raw["nvidia_series"][0], "compute_capabilities": ["3.5"]}]}
+    with pytest.raises(ValidationError, match=r"GeForce GTX 400/500: compute capability 3\.5 is not in Fermi"):
+        GpuTable.model_validate(bad)
+    bad = {**raw, "nvidia_series": [{**raw["nvidia_series"][0], "arch": "Fermata"}]}
+    with pytest.raises(ValidationError, match="unknown architecture 'Fermata'"):
+        GpuTable.model_validate(bad)

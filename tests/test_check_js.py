@@ -162,3 +162,37 @@ def test_env_platform_parity(rules):
                [(i["check"], i["found"], i["verdict"], i["change"], i["note"]) for i in j["items"]], job["to"]
         rows += sum(i["check"] == "platform" for i in py)
     assert rows == len(jobs)
+
+
+def test_env_layout_and_multi_paste_parity(rules):
+    """The layouts issue 27 added (a GPU placed by series or by nvidia-smi -q's architecture, a
+    truncated name, torch's capability warnings, a ROCm GPU by PCI id, lspci) and two reports pasted
+    together read the same in both engines, paste by paste, and the page sees them as pastes."""
+    from test_check import TWO_PASTES, COLLECT_ENV
+
+    pastes = [
+        "GPU 0: NVIDIA GeForce GTX 770 (UUID: GPU-1)\nNvidia driver version: 470.256.02\n",
+        "GPU 0: NVIDIA RTX A4500 (UUID: GPU-1)\n", "GPU 0: Quadro RTX 4000 (UUID: GPU-1)\n",
+        "|   0  NVIDIA RTX A45...  On | 00000000:01:00.0 Off |\n| NVIDIA-SMI 580.1  Driver Version: 580.1 |\n",
+        "UserWarning:\nNVIDIA GeForce GTX 780 with CUDA capability sm_35 is not compatible with the current PyTorch installation.\n",
+        "Found GPU0 NVIDIA GeForce GTX 780 which is of cuda capability 3.5.\n",
+        "Driver Version       : 550.54.15\n    Product Name   : NVIDIA Graphics Device\n    Product Architecture : Turing\n",
+        "PyTorch version: 2.3.0+rocm6.0\nROCM used to build PyTorch: 6.0.32830\nGPU models and configuration: Device 66a1\n",
+        "03:00.0 VGA compatible controller [0300]: Advanced Micro Devices, Inc. [AMD/ATI] Vega 20 [1002:66af] (rev c1)\n",
+        TWO_PASTES, COLLECT_ENV + TWO_PASTES, TWO_PASTES + "| NVIDIA-SMI 580.95.05  Driver Version: 580.95.05 |\n",
+    ]
+    jobs = [{"text": t, "to": to} for t in pastes for to in ("2.0", "2.5", "2.9", "2.15")]
+    js = ev.run_js({"rules": rules, "env": jobs, "detect": pastes})
+    assert js["detect"] == [ac.detect_kind(t) for t in pastes] == ["env"] * len(pastes)
+    several = 0
+    for job, j in zip(jobs, js["env"]):
+        parts = ac.split_pastes(job["text"])
+        reports = j["pastes"] if "pastes" in j else [j]
+        assert len(reports) == len(parts), job["text"][:60]
+        several += len(parts) > 1
+        for part, r in zip(parts, reports):
+            py = ac.env_report(rules, ac.parse_env(part), job["to"], "en")
+            assert [(i["check"], i["found"], i["verdict"], i["change"], i["url"], i["note"]) for i in py["items"]] == \
+                   [(i["check"], i["found"], i["verdict"], i["change"], i["url"], i["note"]) for i in r["items"]], part[:60]
+            assert (py["from"], py["newest"]) == (r["from"], r["newest"]), part[:60]
+    assert several == 12   # three texts hold several reports, at each of four targets

@@ -1147,7 +1147,7 @@
   }
   function parseEnv(text) {
     text = normalizePaste(text);
-    var env = { torch: null, python: null, free_threaded: false, driver: null, gpus: [], macos: null, gfx: [], amd_names: [], rocm: null, cuda: null, formats: [], amd_pci: [], os: null, arch: null, glibc: null };
+    var env = { torch: null, python: null, free_threaded: false, driver: null, gpus: [], macos: null, gfx: [], amd_names: [], rocm: null, cuda: null, formats: [], amd_pci: [], os: null, arch: null, glibc: null, gpu_cc: {}, gpu_archs: {} };
     var fm = env.formats;
     if (/^PyTorch version:/m.test(text)) {
       fm.push("collect_env");
@@ -1181,8 +1181,9 @@
         names.forEach(function (n) {
           n = n.replace(/^GPU \d+:\s*/, "").trim();
           if (!na(n)) return;
-          var gf = /\((gfx[0-9a-f]+)/.exec(n);
-          if (gf) { env.gfx.push(gf[1]); env.amd_names.push(n.split("(")[0].trim()); }
+          var gf = /\((gfx[0-9a-f]+)/.exec(n), dev = /^(?:AMD\s+)?Device\s+([0-9a-fA-F]{4})\b/.exec(n);
+          if (dev) env.amd_pci.push(dev[1].toLowerCase());   // a ROCm build names a GPU by its PCI device id
+          else if (gf) { env.gfx.push(gf[1]); env.amd_names.push(n.split("(")[0].trim()); }
           else if (/\b(amd|radeon|instinct)\b/i.test(n)) env.amd_names.push(n);
           else env.gpus.push(n);
         });
@@ -1203,8 +1204,16 @@
       fm.push("nvidia-smi");
       env.driver = env.driver || first(/Driver Version\s*:\s*([\d.]+)/, text);
       smiRows(text).forEach(function (x) { env.gpus.push(x); });
-      all(/^\s*Product Name\s*:\s*(.+)$/gm, text).forEach(function (x) { env.gpus.push(x[1].trim()); });
+      var pname = null;   // nvidia-smi -q / -a: the architecture of the GPU named above it
+      all(/^(Product Name|Product Architecture)\s*:[ \t]*(.+)$/gm, text).forEach(function (x) {
+        if (x[1] === "Product Name") { pname = x[2].trim(); env.gpus.push(pname); }
+        else if (pname) env.gpu_archs[pname] = x[2].trim();
+      });
     }
+    capabilityWarnings(text).forEach(function (x) {
+      if (fm.indexOf("torch warning") < 0) fm.push("torch warning");
+      env.gpus.push(x[0]); env.gpu_cc[x[0]] = x[1];
+    });
     smiList(text).forEach(function (x) { if (fm.indexOf("nvidia-smi") < 0) fm.push("nvidia-smi"); env.gpus.push(x); });
     var v = first(/^ProductVersion:\s*(\d+(?:\.\d+)*)/m, text);
     if (v && /^ProductName:\s*(macOS|Mac OS X)/m.test(text)) {
@@ -1223,6 +1232,10 @@
       all(/Card [Ss]eries:\s*(.+)$/gm, text).forEach(function (x) { env.amd_names.push(x[1].trim()); });
       all(/^\s*\d+\s+\d+\s+0x([0-9a-fA-F]{4}),/gm, text).forEach(function (x) { env.amd_pci.push(x[1].toLowerCase()); });
     }
+    all(/\[1002:([0-9a-fA-F]{4})\]/g, text).forEach(function (x) {   // lspci -nn: AMD's vendor id 1002
+      if (fm.indexOf("lspci") < 0) fm.push("lspci");
+      env.amd_pci.push(x[1].toLowerCase());
+    });
     env.rocm = env.rocm || first(/ROCm version:\s*(\d+\.\d+(?:\.\d+)?)/, text);
     env.python = env.python || first(/^Python (\d+\.\d+\.\d+)\s*$/m, text);   // `python -V`
     if (env.torch) {
@@ -1231,12 +1244,18 @@
       m = /\+rocm(\d+\.\d+)/.exec(env.torch);
       if (m && !env.rocm) env.rocm = m[1];
     }
-    env.gpus = uniq(env.gpus); env.gfx = uniq(env.gfx); env.amd_names = uniq(env.amd_names);
+    env.gpus = uniq(env.gpus); env.gfx = uniq(env.gfx); env.amd_names = uniq(env.amd_names); env.amd_pci = uniq(env.amd_pci);
     return env;
   }
 
+  // the words of a GPU name to match; a name cut short ("RTX 30...") loses its partial last word (atlas_check.name_words)
+  function nameWords(name) {
+    name = name.trim();
+    var cut = /(\.\.\.|\u2026)$/.test(name), w = words(name.replace(/[.\u2026]+$/, ""));
+    return cut ? w.slice(0, -1) : w;
+  }
   function lookupGpu(name, table) {
-    var w = words(name.replace(/\.+$/, "").replace("...", "")), best = [], bestLen = 0;
+    var w = nameWords(name), best = [], bestLen = 0;
     table.forEach(function (row) {
       var n = row.words.length;
       if (n < bestLen) return;
@@ -1250,6 +1269,74 @@
     if (!best.length) return null;
     var key = "cc" in best[0] ? "cc" : "gfx";
     return uniq(best.map(function (r) { return r[key]; })).length === 1 ? best[0] : null;
+  }
+  // what the paste and the table tell of an NVIDIA GPU: {ccs, arch, inferred} (atlas_check.nvidia_gpu)
+  function nvidiaGpu(name, env, gpus) {
+    var cc = hasOwn(env.gpu_cc, name) ? env.gpu_cc[name] : null;
+    if (cc) {
+      var before = Object.keys(gpus.arch_ccs).filter(function (a) { return !cclt(cc, gpus.arch_ccs[a][0]); });
+      return { ccs: [cc], arch: before.length ? before[before.length - 1] : null, inferred: null };
+    }
+    var row = lookupGpu(name, gpus.nvidia);
+    if (row) return { ccs: [row.cc], arch: row.arch, inferred: null };
+    var arch = hasOwn(env.gpu_archs, name) ? env.gpu_archs[name] : null;
+    if (arch) {
+      var known = Object.keys(gpus.arch_ccs).filter(function (a) { return arch.split(/\s+/)[0].toLowerCase() === a.toLowerCase(); });
+      if (known.length) return { ccs: gpus.arch_ccs[known[0]], arch: known[0], inferred: "its architecture" };
+    }
+    var w = nameWords(name), hits = [];
+    gpus.series.forEach(function (sr) {
+      var re = new RegExp("^(?:" + sr.number + ")$");
+      for (var i = 0; i + 1 < w.length; i++) if (w[i] === sr.word && re.test(w[i + 1])) hits.push(sr);
+    });
+    if (hits.length && uniq(hits.map(function (h) { return h.series; })).length === 1) return { ccs: hits[0].ccs, arch: hits[0].arch, inferred: "its series" };
+    return null;
+  }
+  function gpuText(name, g) {
+    if (!g) return name + " (not in the table)";
+    var sm = g.ccs.map(function (c) { return "sm_" + c.replace(".", ""); }).join("/");
+    return name + " (" + sm + ", " + g.arch + (g.inferred ? ", inferred from " + g.inferred : "") + ")";
+  }
+  // (name, compute capability) from the warnings torch prints for a GPU its wheel has no code for (atlas_check.capability_warnings)
+  function capabilityWarnings(text) {
+    var out = [];
+    text.split("\n").forEach(function (ln) {
+      var k = ln.indexOf(" with CUDA capability sm_"), m, name;
+      if (k > 0) {
+        m = /^(\d+)(\d)\b/.exec(ln.slice(k + 25)); name = ln.slice(0, k).split("Warning:").pop().trim();
+        if (m && name) out.push([name, m[1] + "." + m[2]]);
+        return;
+      }
+      k = ln.indexOf(" which is of cuda capability ");
+      if (k > 0 && ln.slice(0, k).indexOf("Found GPU") >= 0) {
+        m = /^(\d+)\.(\d+)/.exec(ln.slice(k + 29));
+        name = ln.slice(ln.indexOf("Found GPU"), k).replace(/^Found GPU\d*\s*/, "").trim();
+        if (m && name) out.push([name, m[1] + "." + m[2]]);
+      }
+    });
+    return out;
+  }
+  // two or more collect_env reports pasted one after the other, as separate texts (atlas_check.split_pastes)
+  function splitPastes(text) {
+    var parts = [], cur = [], hasVersion = false;
+    normalizePaste(text).split("\n").forEach(function (ln) {
+      var version = ln.indexOf("PyTorch version:") === 0;
+      if (hasVersion && (version || ln.indexOf("Collecting environment information") === 0)) { parts.push(cur.join("\n")); cur = []; hasVersion = false; }
+      cur.push(ln); hasVersion = hasVersion || version;
+    });
+    parts.push(cur.join("\n"));
+    parts = parts.filter(function (x) { return x.trim(); });
+    return parts.length ? parts : [text];
+  }
+  // the checks that apply to the machine of the paste (atlas_check.applies)
+  function applies(env) {
+    var mac = env.os === "macos" || !!env.macos, nv = !!(env.gpus.length || env.driver || env.cuda);
+    var amd = !!(env.gfx.length || env.amd_names.length || env.amd_pci.length || env.rocm), otherOs = env.os !== null && env.os !== "macos";
+    var hide = {};
+    if (!mac && (otherOs || nv || amd)) hide.macos_mps = 1;
+    if (!amd && (mac || nv)) { hide.rocm_target = 1; hide.rocm_wheel = 1; }
+    if (!nv && (mac || amd)) { hide.nvidia_driver = 1; hide.gpu_arch = 1; hide.cuda_wheel = 1; }
+    return hide;
   }
   // nvidia-smi's table rows and -L lines, split by cells and words (linear in the line; see atlas_check.smi_rows)
   function smiRows(text) {
@@ -1339,21 +1426,27 @@
       }
     }
     if (!env.gpus.length) item("gpu_arch", null, "unknown", null, "no NVIDIA GPU model in the paste");
-    else {
-      var rows = env.gpus.map(function (g) { return [g, lookupGpu(g, E.gpus.nvidia)]; });
-      var found = rows.map(function (x) { return x[0] + " (" + (x[1] ? "sm_" + x[1].cc.replace(".", "") + ", " + x[1].arch : "not in the table") + ")"; }).join(", ");
-      var archs = facts.nvidia_archs;
+    else {   // a GPU is judged when every compute capability it may have gets the same verdict
+      var rows = env.gpus.map(function (g) { return [g, nvidiaGpu(g, env, E.gpus)]; });
+      var found = rows.map(function (x) { return gpuText(x[0], x[1]); }).join(", ");
+      var archs = facts.nvidia_archs, some = function (r, f) { return r.ccs.some(f); }, every = function (r, f) { return r.ccs.every(f); };
       if (archs && archs.length) {
         // the GPU code the wheel holds: a GPU runs code of its own major version and an equal or lower minor
-        var low = rows.filter(function (x) { return x[1] && !gpuRuns(x[1].cc, archs); });
-        if (low.length) item("gpu_arch", found, "blocked", links.nvidia_min_arch, "the default wheel of " + to + " holds GPU code for " + archs.join(" ") + ", none that runs on sm_" + low[0][1].cc.replace(".", ""));
+        var runs = function (c) { return gpuRuns(c, archs); };
+        var low = rows.filter(function (x) { return x[1] && !some(x[1], runs); });
+        if (low.length) item("gpu_arch", found, "blocked", links.nvidia_min_arch, "the default wheel of " + to + " holds GPU code for " + archs.join(" ") + ", none that runs on " + low[0][1].ccs.map(function (c) { return "sm_" + c.replace(".", ""); }).join("/"));
         else if (rows.some(function (x) { return !x[1]; })) item("gpu_arch", found, "unknown", null, "a GPU model is not in the table");
+        else if (rows.some(function (x) { return !every(x[1], runs); })) item("gpu_arch", found, "unknown", null, "the default wheel of " + to + " runs on some GPUs of this series, not on others");
         else item("gpu_arch", found, "ok", links.nvidia_min_arch);
       }
       else if (facts.nvidia_min_cc === null) item("gpu_arch", found, "unknown", null, "the atlas has no GPU requirement for " + to);
-      else if (rows.some(function (x) { return x[1] && cclt(x[1].cc, facts.nvidia_min_cc); })) item("gpu_arch", found, "blocked", links.nvidia_min_arch, to + " needs " + facts.nvidia_min_arch + " or newer");
-      else if (rows.some(function (x) { return !x[1]; })) item("gpu_arch", found, "unknown", null, "a GPU model is not in the table");
-      else item("gpu_arch", found, "ok", links.nvidia_min_arch);
+      else {
+        var enough = function (c) { return !cclt(c, facts.nvidia_min_cc); };
+        if (rows.some(function (x) { return x[1] && !some(x[1], enough); })) item("gpu_arch", found, "blocked", links.nvidia_min_arch, to + " needs " + facts.nvidia_min_arch + " or newer");
+        else if (rows.some(function (x) { return !x[1]; })) item("gpu_arch", found, "unknown", null, "a GPU model is not in the table");
+        else if (rows.some(function (x) { return !every(x[1], enough); })) item("gpu_arch", found, "unknown", null, to + " needs " + facts.nvidia_min_arch + " or newer, which some GPUs of this series are and others are not");
+        else item("gpu_arch", found, "ok", links.nvidia_min_arch);
+      }
     }
     var mac = env.macos;
     if (!mac) item("macos_mps", null, "unknown", null, "no macOS version in the paste");
@@ -1368,7 +1461,7 @@
     gfx = uniq(gfx);
     if (!gfx.length) {
       var unk = env.amd_names.length || (env.amd_pci || []).length;
-      item("rocm_target", env.amd_names.join(", ") || null, "unknown", null, unk ? "an AMD GPU model is not in the table" : "no AMD GPU target in the paste");
+      item("rocm_target", env.amd_names.concat(env.amd_pci.map(function (d) { return "PCI device " + d; })).join(", ") || null, "unknown", null, unk ? "an AMD GPU model is not in the table" : "no AMD GPU target in the paste");
     } else if (!(facts.rocm_wheels || facts.rocm_dropped_targets)) item("rocm_target", gfx.join(", "), "unknown", null, "the atlas has no ROCm facts for " + to);
     else {
       var bad = gfx.map(function (g) { return [g, droppedIn("rocm_dropped_targets", g)]; }).filter(function (x) { return x[1] !== false; });
@@ -1425,10 +1518,16 @@
     } else if (fam) {
       item("platform", label, "unknown", null, "the atlas has not read which platforms " + to + " has wheels for");
     }
-    return items;
+    var hide = applies(env);
+    return items.filter(function (x) { return !hide[x.check]; });
   }
 
+  // one report per paste; two pastes in one text give {schema_version, pastes: [...]} (atlas_check main_env)
   function checkEnv(rules, text, opts) {
+    var reports = splitPastes(text).map(function (t) { return envReport(rules, t, opts); });
+    return reports.length === 1 ? reports[0] : { schema_version: 1, pastes: reports };
+  }
+  function envReport(rules, text, opts) {
     opts = opts || {};
     var to = opts.to || rules.releases[rules.releases.length - 1], lang = opts.lang || "en";
     var env = parseEnv(text), items = checkEnvParsed(rules, env, to, lang);
@@ -1441,7 +1540,8 @@
     text = normalizePaste(text);
     var markers = [/^PyTorch version:/m, /NVIDIA-SMI \d/, /Driver Version\s*:/, /^ProductVersion:/m, /HSA System Attributes/,
       /ROCm System Management Interface/, /^GPU \d+: .*\(UUID:/m, /^Marketing Name:/m, /^Is CUDA available:/m,
-      /^Package[ \t]+Version[ \t]*$/m];
+      /^Package[ \t]+Version[ \t]*$/m, / with CUDA capability sm_\d/, / which is of cuda capability \d/, /\[1002:[0-9a-fA-F]{4}\]/,
+      /^Product Architecture:/m];
     if (markers.some(function (r) { return r.test(text); })) return "env";
     var lines = text.split("\n").map(function (x) { return x.trim(); }).filter(function (x) { return x && x[0] !== "#"; });
     if (!lines.length) return "code";
@@ -1462,6 +1562,6 @@
     return out;
   }
 
-  var api = { checkCode: checkCode, checkEnv: checkEnv, parseEnv: parseEnv, detectKind: detectKind, releaseOf: releaseOf, ruleSeverity: ruleSeverity, batch: batch, tokenize: tokenize, vcmp: vcmp };
+  var api = { checkCode: checkCode, checkEnv: checkEnv, splitPastes: splitPastes, parseEnv: parseEnv, detectKind: detectKind, releaseOf: releaseOf, ruleSeverity: ruleSeverity, batch: batch, tokenize: tokenize, vcmp: vcmp };
   if (typeof module !== "undefined" && module.exports) module.exports = api; else root.AtlasCheck = api;
 })(typeof self !== "undefined" ? self : this);

@@ -75,7 +75,8 @@ NO_GRAD = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "t
            "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"}
 #: the formats parse_env reads, as the "no known format" message names them
 ENV_FORMATS = ("python -m torch.utils.collect_env", "pip freeze", "pip list", "a requirements file", "nvidia-smi",
-               "nvidia-smi -L", "sw_vers", "rocminfo", "rocm-smi")
+               "nvidia-smi -L", "nvidia-smi -q", "torch's \"with CUDA capability sm_XX\" warning", "sw_vers", "rocminfo",
+               "rocm-smi", "lspci -nn")
 #: items that judge the build the paste has installed, not the machine (newest_runnable leaves them out)
 BUILD_CHOICES = ("cuda_wheel", "rocm_wheel")
 #: the items of the environment check, in the order they are reported
@@ -1166,6 +1167,30 @@ def smi_list(text):
     return out
 
 
+def capability_warnings(text):
+    """(GPU name, compute capability) from the warnings torch prints for a GPU its wheel has no
+    code for: "NVIDIA GeForce GTX 780 with CUDA capability sm_35 is not compatible with the current
+    PyTorch installation." and "Found GPU0 NVIDIA GeForce GTX 780 which is of cuda capability 3.5."
+    Line by line with str.find, so a long line costs linear time."""
+    out = []
+    for ln in text.split("\n"):
+        k = ln.find(" with CUDA capability sm_")
+        if k > 0:
+            m = re.match(r"(\d+)(\d)\b", ln[k + 25:])
+            name = ln[:k].split("Warning:")[-1].strip()
+            if m and name:
+                out.append((name, "%s.%s" % (m.group(1), m.group(2))))
+            continue
+        k = ln.find(" which is of cuda capability ")
+        if k > 0 and "Found GPU" in ln[:k]:
+            m = re.match(r"(\d+)\.(\d+)", ln[k + 29:])
+            name = ln[ln.find("Found GPU"):k]
+            name = re.sub(r"^Found GPU\d*\s*", "", name).strip()
+            if m and name:
+                out.append((name, "%s.%s" % (m.group(1), m.group(2))))
+    return out
+
+
 def driver_version(drv):
     """(major, shown) of an NVIDIA driver version: "580.65.06" -> (580, "580.65.06"); the Windows
     form "32.0.15.8129" -> (581, "581.29"), its last five digits; (None, drv) when unreadable."""
@@ -1201,12 +1226,28 @@ def normalize_paste(text):
     return "\n".join(out)
 
 
+def split_pastes(text):
+    """Two or more collect_env reports pasted one after the other, as separate texts: a second
+    "PyTorch version:" line (or the "Collecting environment information" line before it) starts a
+    new one. Anything else stays one paste: nvidia-smi or pip output after a report is that machine's."""
+    parts, cur, has_version = [], [], False
+    for ln in normalize_paste(text).split("\n"):
+        version = ln.startswith("PyTorch version:")
+        if has_version and (version or ln.startswith("Collecting environment information")):
+            parts.append("\n".join(cur))
+            cur, has_version = [], False
+        cur.append(ln)
+        has_version = has_version or version
+    parts.append("\n".join(cur))
+    return [x for x in parts if x.strip()] or [text]
+
+
 def parse_env(text):
     """Fields found in a paste; a field that is absent stays None."""
     text = normalize_paste(text)
     env = {"torch": None, "python": None, "free_threaded": False, "driver": None, "gpus": [], "macos": None,
            "gfx": [], "amd_names": [], "rocm": None, "cuda": None, "formats": [], "os": None, "arch": None,
-           "glibc": None}
+           "glibc": None, "amd_pci": [], "gpu_cc": {}, "gpu_archs": {}}
     fm = env["formats"]
     # collect_env
     if re.search(r"^PyTorch version:", text, re.M):
@@ -1243,7 +1284,10 @@ def parse_env(text):
                 if not _na(n):
                     continue
                 gf = re.search(r"\((gfx[0-9a-f]+)", n)
-                if gf:
+                dev = re.match(r"(?:AMD\s+)?Device\s+([0-9a-fA-F]{4})\b", n)
+                if dev:   # a ROCm build names a GPU it has no marketing name for by its PCI device id
+                    env["amd_pci"].append(dev.group(1).lower())
+                elif gf:
                     env["gfx"].append(gf.group(1))
                     env["amd_names"].append(n.split("(")[0].strip())
                 elif re.search(r"(?i)\b(amd|radeon|instinct)\b", n):
@@ -1274,8 +1318,18 @@ def parse_env(text):
         env["driver"] = env["driver"] or _first(r"Driver Version\s*:\s*([\d.]+)", text)
         for name in smi_rows(text):
             env["gpus"].append(name)
-        for name in re.findall(r"^\s*Product Name\s*:\s*(.+)$", text, re.M):
-            env["gpus"].append(name.strip())
+        name = None
+        for key, value in re.findall(r"^(Product Name|Product Architecture)\s*:[ \t]*(.+)$", text, re.M):
+            if key == "Product Name":
+                name = value.strip()
+                env["gpus"].append(name)
+            elif name:   # nvidia-smi -q / -a: the architecture of the GPU named above it
+                env["gpu_archs"][name] = value.strip()
+    for name, cc in capability_warnings(text):
+        if "torch warning" not in fm:
+            fm.append("torch warning")
+        env["gpus"].append(name)
+        env["gpu_cc"][name] = cc
     for name in smi_list(text):   # nvidia-smi -L
         if "nvidia-smi" not in fm:
             fm.append("nvidia-smi")
@@ -1301,7 +1355,11 @@ def parse_env(text):
         env["gfx"] += re.findall(r"GFX Version:\s*(gfx[0-9a-f]+)", text)
         env["amd_names"] += [n.strip() for n in re.findall(r"Card [Ss]eries:\s*(.+)$", text, re.M)]
         for did in re.findall(r"^\s*\d+\s+\d+\s+0x([0-9a-fA-F]{4}),", text, re.M):
-            env.setdefault("amd_pci", []).append(did.lower())
+            env["amd_pci"].append(did.lower())
+    for did in re.findall(r"\[1002:([0-9a-fA-F]{4})\]", text):   # lspci -nn: AMD's vendor id 1002
+        if "lspci" not in fm:
+            fm.append("lspci")
+        env["amd_pci"].append(did.lower())
     rv = _first(r"ROCm version:\s*(\d+\.\d+(?:\.\d+)?)", text)
     env["rocm"] = env["rocm"] or rv
     # `python -V` prints "Python 3.12.3" on a line of its own
@@ -1314,7 +1372,7 @@ def parse_env(text):
         m = re.search(r"\+rocm(\d+\.\d+)", env["torch"])
         if m and not env["rocm"]:
             env["rocm"] = m.group(1)
-    for k in ("gpus", "gfx", "amd_names"):
+    for k in ("gpus", "gfx", "amd_names", "amd_pci"):
         env[k] = list(dict.fromkeys(x for x in env[k] if x))
     return env
 
@@ -1323,9 +1381,18 @@ def _words(name):
     return [w for w in re.split(r"[\s\-_/(),]+", name.upper()) if w and w not in ("NVIDIA", "AMD")]
 
 
+def name_words(name):
+    """The words of a GPU name to match; a name a tool cut short ("NVIDIA GeForce RTX 30...")
+    loses its last, partial word, so a truncated name never becomes a guess."""
+    name = name.strip()
+    cut = name.endswith(("...", "\u2026"))
+    w = _words(name.rstrip(".\u2026"))
+    return w[:-1] if cut else w
+
+
 def lookup_gpu(name, table):
     """The table row the name matches (longest match; None when unknown or ambiguous)."""
-    w = _words(name.rstrip(".").replace("...", ""))
+    w = name_words(name)
     best, best_len = [], 0
     for row in table:
         n = len(row["words"])
@@ -1340,6 +1407,38 @@ def lookup_gpu(name, table):
         return None
     key = "cc" if "cc" in best[0] else "gfx"
     return best[0] if len({r[key] for r in best}) == 1 else None
+
+
+def nvidia_gpu(name, env, gpus):
+    """What the paste and the table tell of an NVIDIA GPU: {"ccs", "arch", "inferred"} or None.
+    In order: torch's own warning (its compute capability), a listed model, the architecture
+    nvidia-smi -a names (every compute capability the table knows for it: inferred), the model's
+    series (inferred)."""
+    cc = env.get("gpu_cc", {}).get(name)
+    if cc:
+        arch = [a for a, ccs in gpus["arch_ccs"].items() if ccv(ccs[0]) <= ccv(cc)]
+        return {"ccs": [cc], "arch": arch[-1] if arch else None, "inferred": None}
+    row = lookup_gpu(name, gpus["nvidia"])
+    if row:
+        return {"ccs": [row["cc"]], "arch": row["arch"], "inferred": None}
+    arch = env.get("gpu_archs", {}).get(name)
+    if arch:
+        known = [a for a in gpus["arch_ccs"] if arch.split()[0].lower() == a.lower()]
+        if known:
+            return {"ccs": gpus["arch_ccs"][known[0]], "arch": known[0], "inferred": "its architecture"}
+    w = name_words(name)
+    hits = [sr for sr in gpus["series"] for i in range(len(w) - 1)
+            if w[i] == sr["word"] and re.fullmatch(sr["number"], w[i + 1])]
+    if hits and len({h["series"] for h in hits}) == 1:
+        return {"ccs": hits[0]["ccs"], "arch": hits[0]["arch"], "inferred": "its series"}
+    return None
+
+
+def gpu_text(name, g):
+    if g is None:
+        return "%s (not in the table)" % name
+    sm = "/".join("sm_" + c.replace(".", "") for c in g["ccs"])
+    return "%s (%s, %s%s)" % (name, sm, g["arch"], ", inferred from " + g["inferred"] if g["inferred"] else "")
 
 
 def ccv(s):
@@ -1432,37 +1531,45 @@ def check_env(rules, env, to, lang):
         verdict = "ok" if major >= int(facts["nvidia_min_driver"]) else "blocked"
         item("nvidia_driver", shown if shown == drv else "%s (%s)" % (shown, drv), verdict, links.get("nvidia_min_driver"),
              "" if verdict == "ok" else "%s needs driver %s or newer" % (to, facts["nvidia_min_driver"]))
-    # NVIDIA GPU architecture
+    # NVIDIA GPU architecture: a GPU is judged when every compute capability it may have (one,
+    # or a series' several) gets the same verdict
     gpus = env["gpus"]
     if not gpus:
         item("gpu_arch", None, "unknown", note="no NVIDIA GPU model in the paste")
     else:
-        rows = [(g, lookup_gpu(g, E["gpus"]["nvidia"])) for g in gpus]
-        found = ", ".join("%s (%s)" % (g, "sm_%s, %s" % (r["cc"].replace(".", ""), r["arch"]) if r else "not in the table")
-                          for g, r in rows)
+        rows = [(g, nvidia_gpu(g, env, E["gpus"])) for g in gpus]
+        found = ", ".join(gpu_text(g, r) for g, r in rows)
         archs = facts.get("nvidia_archs")
         if archs:
             # the GPU code the wheel holds (torch.cuda.get_arch_list()): a GPU runs code built for
             # its own major version and an equal or lower minor (sm_60 code runs on sm_61)
-            low = [g for g, r in rows if r and not gpu_runs(r["cc"], archs)]
+            def runs(r):
+                return [gpu_runs(c, archs) for c in r["ccs"]]
+            low = [r for g, r in rows if r and not any(runs(r))]
             if low:
-                cc = next(r["cc"] for g, r in rows if g == low[0] and r)
                 item("gpu_arch", found, "blocked", links.get("nvidia_min_arch"),
-                     "the default wheel of %s holds GPU code for %s, none that runs on sm_%s"
-                     % (to, " ".join(archs), cc.replace(".", "")))
+                     "the default wheel of %s holds GPU code for %s, none that runs on %s"
+                     % (to, " ".join(archs), "/".join("sm_" + c.replace(".", "") for c in low[0]["ccs"])))
             elif any(r is None for _, r in rows):
                 item("gpu_arch", found, "unknown", note="a GPU model is not in the table")
+            elif any(not all(runs(r)) for _, r in rows):
+                item("gpu_arch", found, "unknown", note="the default wheel of %s runs on some GPUs of this series, "
+                     "not on others" % to)
             else:
                 item("gpu_arch", found, "ok", links.get("nvidia_min_arch"))
         elif facts["nvidia_min_cc"] is None:
             item("gpu_arch", found, "unknown", note="the atlas has no GPU requirement for %s" % to)
         else:
-            low = [g for g, r in rows if r and ccv(r["cc"]) < ccv(facts["nvidia_min_cc"])]
-            if low:
+            def new_enough(r):
+                return [ccv(c) >= ccv(facts["nvidia_min_cc"]) for c in r["ccs"]]
+            if any(r and not any(new_enough(r)) for _, r in rows):
                 item("gpu_arch", found, "blocked", links.get("nvidia_min_arch"),
                      "%s needs %s or newer" % (to, facts["nvidia_min_arch"]))
             elif any(r is None for _, r in rows):
                 item("gpu_arch", found, "unknown", note="a GPU model is not in the table")
+            elif any(not all(new_enough(r)) for _, r in rows):
+                item("gpu_arch", found, "unknown", note="%s needs %s or newer, which some GPUs of this series are "
+                     "and others are not" % (to, facts["nvidia_min_arch"]))
             else:
                 item("gpu_arch", found, "ok", links.get("nvidia_min_arch"))
     # macOS for MPS
@@ -1481,13 +1588,13 @@ def check_env(rules, env, to, lang):
         r = lookup_gpu(n, E["gpus"]["amd"])
         if r:
             gfx.append(r["gfx"])
-    for did in env.get("amd_pci", []):
+    for did in env["amd_pci"]:
         if did in E["gpus"]["amd_pci_ids"]:
             gfx.append(E["gpus"]["amd_pci_ids"][did])
     gfx = list(dict.fromkeys(gfx))
     if not gfx:
-        unknown_names = env["amd_names"] or env.get("amd_pci")
-        item("rocm_target", ", ".join(env["amd_names"]) or None, "unknown",
+        unknown_names = env["amd_names"] or env["amd_pci"]
+        item("rocm_target", ", ".join(env["amd_names"] + ["PCI device " + d for d in env["amd_pci"]]) or None, "unknown",
              note="an AMD GPU model is not in the table" if unknown_names else "no AMD GPU target in the paste")
     elif not any(E["releases"][v].get("rocm_wheels") or E["releases"][v].get("rocm_dropped_targets") for v in upto if v == to):
         item("rocm_target", ", ".join(gfx), "unknown", note="the atlas has no ROCm facts for %s" % to)
@@ -1562,7 +1669,27 @@ def check_env(rules, env, to, lang):
                      "" if ok else "the wheel of %s needs %s %s or newer" % (to, what, need))
     elif fam:
         item("platform", label, "unknown", note="the atlas has not read which platforms %s has wheels for" % to)
-    return items
+    shown = applies(env)
+    return [i for i in items if i["check"] in shown]
+
+
+def applies(env):
+    """The checks that apply to the machine of the paste: no macOS row on a machine the paste shows
+    to be Linux, Windows or with an NVIDIA or AMD GPU; no ROCm rows on an NVIDIA or macOS machine
+    without AMD traces, no NVIDIA rows on an AMD or macOS one without NVIDIA traces. A paste that
+    shows none of these keeps every row."""
+    mac = env.get("os") == "macos" or bool(env["macos"])
+    nv = bool(env["gpus"] or env["driver"] or env["cuda"])
+    amd = bool(env["gfx"] or env["amd_names"] or env["amd_pci"] or env["rocm"])
+    other_os = env.get("os") not in (None, "macos")
+    hide = set()
+    if not mac and (other_os or nv or amd):
+        hide.add("macos_mps")
+    if not amd and (mac or nv):
+        hide |= {"rocm_target", "rocm_wheel"}
+    if not nv and (mac or amd):
+        hide |= {"nvidia_driver", "gpu_arch", "cuda_wheel"}
+    return [c for c in ENV_CHECKS if c not in hide]
 
 
 #: A line of pip freeze or a requirements file (no quotes, no spaced single '=': not code).
@@ -1575,7 +1702,8 @@ def detect_kind(text):
     text = normalize_paste(text)
     markers = (r"^PyTorch version:", r"NVIDIA-SMI \d", r"Driver Version\s*:", r"^ProductVersion:", r"HSA System Attributes",
                r"ROCm System Management Interface", r"^GPU \d+: .*\(UUID:", r"^Marketing Name:", r"^Is CUDA available:",
-               r"^Package[ \t]+Version[ \t]*$")
+               r"^Package[ \t]+Version[ \t]*$", r" with CUDA capability sm_\d", r" which is of cuda capability \d",
+               r"\[1002:[0-9a-fA-F]{4}\]", r"^Product Architecture:")
     if any(re.search(m, text, re.M) for m in markers):
         return "env"
     lines = [x.strip() for x in text.splitlines() if x.strip() and not x.strip().startswith("#")]
@@ -1715,7 +1843,6 @@ def main_code(args, rules, parser, out):
 
 
 def main_env(args, rules, parser, out):
-    releases = rules["releases"]
     to = _target(rules, args.to, parser)
     if args.file == "-":
         text = sys.stdin.read()
@@ -1725,35 +1852,46 @@ def main_env(args, rules, parser, out):
                 text = f.read()
         except OSError as exc:
             parser.error("cannot read %s: %s" % (args.file, exc.strerror))
-    env = parse_env(text)
-    if not env["formats"] and not env["torch"] and not env["python"]:
+    envs = [parse_env(part) for part in split_pastes(text)]
+    if not any(e["formats"] or e["torch"] or e["python"] for e in envs):
         sys.stderr.write("%s env: no known format in %s: nothing was read. The formats read are %s; paste the "
                          "whole output of one of them.\n" % (TOOL, "the input" if args.file == "-" else args.file,
                                                             ", ".join(ENV_FORMATS)))
         return EXIT_USAGE
-    items = check_env(rules, env, to, args.lang)
-    frm, note = (release_of(env["torch"], releases) if env["torch"] else (None, "no torch version in the paste"))
-    upgrade = None
-    if frm and vkey(frm) < vkey(to):
-        upgrade = rules["upgrade_url"][args.lang].replace("{old}", frm).replace("{new}", to)
-    code = EXIT_BREAKS if any(i["verdict"] == "blocked" for i in items) else EXIT_OK
-    newest = newest_runnable(rules, env, args.lang)
+    reports = [env_report(rules, e, to, args.lang) for e in envs]
+    code = EXIT_BREAKS if any(i["verdict"] == "blocked" for r in reports for i in r["items"]) else EXIT_OK
     if args.format == "json":
-        out.write(json.dumps({"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "torch": env["torch"],
-                              "from_note": note or None, "upgrade_url": upgrade, "formats": env["formats"],
-                              "items": items, "newest": newest}, ensure_ascii=False, indent=1) + "\n")
-    else:
-        out.write("%s env: torch %s -> %s%s\n" % (TOOL, env["torch"] or "?", to, (" (%s)" % note) if note else ""))
-        if upgrade:
-            out.write("upgrade page: %s\n" % upgrade)
-        for i in items:
-            out.write("%-14s %-8s %s\n" % (i["check"], i["verdict"], i["found"] or "-"))
+        doc = reports[0] if len(reports) == 1 else {"schema_version": SCHEMA_VERSION, "pastes": reports}
+        out.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+        return code
+    for n, r in enumerate(reports, 1):
+        if len(reports) > 1:
+            out.write("%spaste %d of %d (each judged on its own)\n" % ("\n" if n > 1 else "", n, len(reports)))
+        note = r["from_note"]
+        out.write("%s env: torch %s -> %s%s\n" % (TOOL, printable(r["torch"] or "?"), to, (" (%s)" % note) if note else ""))
+        if r["upgrade_url"]:
+            out.write("upgrade page: %s\n" % r["upgrade_url"])
+        for i in r["items"]:
+            out.write("%-14s %-8s %s\n" % (i["check"], i["verdict"], printable(i["found"] or "-")))
             if i["note"]:
                 out.write("    %s\n" % i["note"])
             if i["change"]:
                 out.write("    %s: %s\n" % (i["title"], i["url"]))
-        out.write(newest_text(newest) + "\n")
+        out.write(newest_text(r["newest"]) + "\n")
     return code
+
+
+def env_report(rules, env, to, lang):
+    """One paste (parsed by parse_env) judged for release ``to``: the JSON object of
+    ``atlas_check env`` (one per paste)."""
+    releases = rules["releases"]
+    frm, note = (release_of(env["torch"], releases) if env["torch"] else (None, "no torch version in the paste"))
+    upgrade = None
+    if frm and vkey(frm) < vkey(to):
+        upgrade = rules["upgrade_url"][lang].replace("{old}", frm).replace("{new}", to)
+    return {"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "torch": env["torch"], "from_note": note or None,
+            "upgrade_url": upgrade, "formats": env["formats"], "items": check_env(rules, env, to, lang),
+            "newest": newest_runnable(rules, env, lang)}
 
 
 def newest_text(newest):
