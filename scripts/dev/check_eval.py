@@ -60,20 +60,31 @@ def env_cases(half: str) -> list[dict]:
     out = []
     for h in halves:
         for p in sorted((CASES / "env" / h).glob("*.txt")):
-            exp = {}
-            to, torch = None, None
+            pastes = [{"to": None, "torch": None, "expected": {}}]
             for line in p.with_suffix(".expect").read_text(encoding="utf-8").splitlines():
                 parts = line.split()
                 if not parts:
                     continue
-                if parts[0] == "to:":
-                    to = parts[1]
+                cur = pastes[-1]
+                if parts[0] == "paste:":   # the expectations of the next paste in the same text
+                    pastes.append({"to": cur["to"], "torch": None, "expected": {}})
+                elif parts[0] == "to:":
+                    cur["to"] = parts[1]
                 elif parts[0] == "torch:":
-                    torch = parts[1]
+                    cur["torch"] = parts[1]
                 else:
-                    exp[parts[0]] = (parts[1], parts[2] if len(parts) > 2 else None)
-            out.append({"path": p, "half": h, "to": to, "torch": torch, "expected": exp})
+                    cur["expected"][parts[0]] = (parts[1], parts[2] if len(parts) > 2 else None)
+            out.append({"path": p, "half": h, **pastes[0], "pastes": pastes})
     return out
+
+
+def env_judged(cases: list[dict]):
+    """(case, parsed paste or None, its expectations) for each paste each case expects: the text is
+    split as the checker splits it (atlas_check.split_pastes); a paste it did not find is None."""
+    for c in cases:
+        parts = ac.split_pastes(c["path"].read_text(encoding="utf-8"))
+        for i, want in enumerate(c["pastes"]):
+            yield c, ac.parse_env(parts[i]) if i < len(parts) else None, want
 
 
 def label(f: dict) -> str:
@@ -146,11 +157,17 @@ def evaluate(rules: dict, half: str, engine: str = "python") -> dict:
     env_total = env_ok = verdict_ok = 0
     env_rows = Counter()
     env_bad = []
-    for c in env_cases(half):
-        env = ac.parse_env(c["path"].read_text(encoding="utf-8"))
-        items = {i["check"]: i for i in ac.check_env(rules, env, c["to"], "en")}
-        for check, (verdict, change) in c["expected"].items():
-            got = items.get(check) or {"verdict": "unknown", "change": None}   # no row: not judged
+    for c, env, want in env_judged(env_cases(half)):
+        items = {i["check"]: i for i in ac.check_env(rules, env, want["to"], "en")} if env else {}
+        if env is None:   # a paste the expectations name and the checker did not split off
+            env_total += 1
+            env_rows[("pastes", False)] += 1
+            env_bad.append((c["path"].name, "pastes", len(c["pastes"]), "fewer"))
+            continue
+        for check, (verdict, change) in want["expected"].items():
+            # "none": the row must not be shown (it does not apply to this machine); a row that is
+            # not shown counts as unknown: not judged
+            got = items.get(check) or {"verdict": "none" if verdict == "none" else "unknown", "change": None}
             ok = got["verdict"] == verdict and got["change"] == change
             env_total += 1
             env_ok += ok
@@ -158,14 +175,14 @@ def evaluate(rules: dict, half: str, engine: str = "python") -> dict:
             env_rows[(check, ok)] += 1
             if not ok:
                 env_bad.append((c["path"].name, check, (verdict, change), (got["verdict"], got["change"])))
-        if c["torch"]:
+        if want["torch"]:
             env_total += 1
-            ok = env["torch"] == c["torch"]
+            ok = env["torch"] == want["torch"]
             env_ok += ok
             verdict_ok += ok
             env_rows[("torch", ok)] += 1
             if not ok:
-                env_bad.append((c["path"].name, "torch", c["torch"], env["torch"]))
+                env_bad.append((c["path"].name, "torch", want["torch"], env["torch"]))
     return {"tp": tp, "fp": fp, "fn": fn, "loose": loose, "verdicts": verdict_ok, "misses": misses, "skip": (skip_ok, skip_n),
             "env": (env_ok, env_total), "env_rows": env_rows, "env_bad": env_bad,
             "cases": (len(cases), len(env_cases(half)))}
