@@ -367,8 +367,22 @@ def test_check_page_reads_an_environment_paste(page, served_site):
     verdicts = dict(page.eval_on_selector_all(".atlas-check-env li", "els => els.map(e => [e.dataset.check, e.dataset.verdict])"))
     # Volta (V100) is not built by the default wheels of 2.15; Python 3.10 wheels stop with 2.15
     assert verdicts["gpu_arch"] == "blocked" and verdicts["python"] == "blocked", verdicts
-    assert verdicts["macos_mps"] == "unknown"   # nothing about macOS in the paste: never guessed
+    assert not {"macos_mps", "rocm_target"} & set(verdicts)   # a Linux NVIDIA box: no macOS or ROCm rows
     assert page.locator(".atlas-check-results a", has_text="2.13").count() >= 1   # the upgrade page from->to
+
+
+def test_check_page_judges_two_pastes_one_by_one(page, served_site, factbase):
+    from test_check import TWO_PASTES
+
+    status = _check(page, served_site, "ru", TWO_PASTES, to="2.5")
+    heads = page.eval_on_selector_all(".atlas-check-paste h3", "els => els.map(e => e.textContent)")
+    tmpl = factbase.ui["ru"]["check.paste_n"]
+    assert heads == [tmpl.format(n=1, m=2, torch="2.4.1+cu121"), tmpl.format(n=2, m=2, torch="2.1.2+cu121")]
+    gpu = page.eval_on_selector_all(".atlas-check-paste li[data-check=gpu_arch]", "els => els.map(e => e.dataset.verdict)")
+    assert gpu == ["ok", "blocked"]   # the 3090 is not judged by the 780
+    rows = page.locator(".atlas-check-paste li[data-check]").count()
+    blocked = page.locator(".atlas-check-paste li[data-verdict=blocked]").count()
+    assert status == factbase.ui["ru"]["check.env_done"].format(n=rows, blocked=blocked) and blocked >= 1
 
 
 def test_check_page_says_when_nothing_is_affected(page, served_site, factbase):

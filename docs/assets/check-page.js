@@ -98,7 +98,7 @@
     status.textContent = res.findings.length ? fill(form.dataset.found, { n: res.findings.length }) : form.dataset.none;
   }
 
-  function showEnv(res) {
+  function showEnv(res, box) {   // one paste's rows, into box; returns them
     var ul = el("ul", { "class": "atlas-check-env" });
     res.items.forEach(function (i) {
       var li = el("li", { "data-check": i.check, "data-verdict": i.verdict, "data-change": i.change || "" });
@@ -111,9 +111,9 @@
     if (res.upgrade_url) {
       var p = el("p");
       p.appendChild(link(res.upgrade_url, fill(form.dataset.upgrade, { old: res.from, "new": res.to })));
-      out.appendChild(p);
+      box.appendChild(p);
     }
-    out.appendChild(ul);
+    box.appendChild(ul);
     if (res.newest) {
       var n = el("p", { "class": "atlas-check-newest", "data-release": res.newest.release || "" });
       n.appendChild(el("strong", {}, res.newest.release ? fill(form.dataset.newest, { release: res.newest.release }) : form.dataset.newestNone));
@@ -122,10 +122,25 @@
         n.appendChild(document.createTextNode(" " + fill(form.dataset.newestBlocked, { release: b.release }) + " "));
         b.items.forEach(function (i, k) { if (k) n.appendChild(document.createTextNode("; ")); n.appendChild(link(i.url, i.note || i.check)); });
       }
-      out.appendChild(n);
+      box.appendChild(n);
     }
-    var blocked = res.items.filter(function (i) { return i.verdict === "blocked"; }).length;
-    status.textContent = fill(form.dataset.envDone, { n: res.items.length, blocked: blocked });
+    return res.items;
+  }
+
+  // several collect_env reports pasted together: each is judged on its own, under its own heading
+  function showEnvAll(res) {
+    var reports = res.pastes || [res], all = [];
+    reports.forEach(function (r, k) {
+      var box = out;
+      if (reports.length > 1) {
+        box = el("section", { "class": "atlas-check-paste", "data-paste": String(k + 1) });
+        box.appendChild(el("h3", {}, fill(form.dataset.pasteN, { n: k + 1, m: reports.length, torch: r.torch || "?" })));
+        out.appendChild(box);
+      }
+      all = all.concat(showEnv(r, box));
+    });
+    var blocked = all.filter(function (i) { return i.verdict === "blocked"; }).length;
+    status.textContent = fill(form.dataset.envDone, { n: all.length, blocked: blocked });
   }
 
   function run() {
@@ -137,10 +152,10 @@
       if (kind === "env") {
         var res = AC.checkEnv(r, text, { to: to, lang: lang });
         if (res.from && form.elements.from.value !== res.from) {   // the paste says which release it runs
-          form.elements.from.value = res.from;
+          form.elements.from.value = res.from;                      // (several pastes: each names its own)
           out.appendChild(el("p", { "class": "atlas-check-from" }, fill(form.dataset.fromPaste, { release: res.from })));
         }
-        showEnv(res);
+        showEnvAll(res);
       } else if (AC.vcmp(frm, to) >= 0) {
         status.textContent = fill(form.dataset.reversed, { old: frm, "new": to });
       } else showCode(AC.checkCode(r, text, { from: frm, to: to, lang: lang }), frm, to);
