@@ -1002,3 +1002,28 @@ def test_gpu_table_rejects_a_series_outside_its_architecture():
     bad = {**raw, "nvidia_series": [{**raw["nvidia_series"][0], "arch": "Fermata"}]}
     with pytest.raises(ValidationError, match="unknown architecture 'Fermata'"):
         GpuTable.model_validate(bad)
+
+
+NEW_GROUP = {
+    "gloo.py": "import torch.distributed as dist\ndist.init_process_group(backend='gloo')\n"
+               "pg = dist.new_group([0, 1])\npg2 = dist.new_group([0, 1], backend='NCCL')\n",
+    "later.py": "import torch.distributed as dist\ndef setup():\n    return dist.new_group([0, 1])\n"
+                "def main():\n    dist.init_process_group('nccl')\n",
+    "elsewhere.py": "from torch.distributed import distributed_c10d as c10d\npg = c10d.new_group(ranks=[0, 1])\n",
+    "either.py": "import torch.distributed as dist\nif cpu:\n    dist.init_process_group('gloo')\nelse:\n"
+                 "    dist.init_process_group(backend=name)\npg = dist.new_group([0])\n",
+}
+
+
+def test_new_group_without_a_backend_inherits_the_default_groups(rules, tmp_path):
+    """new_group() with no backend uses the default group's: a file whose init_process_group()
+    is on gloo has no NCCL finding there, one on NCCL (even further down) has, and with no
+    init_process_group() in the file the finding says the backend is set elsewhere."""
+    got = {}
+    for name, src in NEW_GROUP.items():
+        found, _ = scan_text(rules, tmp_path, src, frm="2.14", name=name)
+        got[name] = [(f["line"], f["api"]) for f in found if f["change"] == "215-nccl-eager-communicators"]
+    assert got["gloo.py"] == [(4, "torch.distributed.new_group")]   # line 3 is on gloo; line 4 names NCCL
+    assert got["later.py"] == [(3, "torch.distributed.new_group")]
+    assert got["elsewhere.py"] == [(2, "torch.distributed.distributed_c10d.new_group" + ac.INHERIT_UNKNOWN)]
+    assert [ln for ln, _ in got["either.py"]] == [6]   # one init is not known to be gloo

@@ -104,7 +104,10 @@ def test_corpus_parity(rules):
 def test_edge_case_parity(rules, tmp_path):
     from test_check import GUARDS, MATCH_AS_TORCH
 
+    from test_check import NEW_GROUP
+
     EDGE["guards.py"], EDGE["as_torch.py"] = GUARDS, MATCH_AS_TORCH
+    EDGE.update({"new_group_" + k: v for k, v in NEW_GROUP.items()})
     jobs = []
     for name, src in EDGE.items():
         (tmp_path / name).write_text(src, encoding="utf-8")
@@ -125,6 +128,7 @@ def test_edge_case_parity(rules, tmp_path):
     assert [(f[0], f[4]) for f in by["guards.py"][0] if f[3] in ("torch.qr", "torch.cholesky")] == [
         (3, "guarded"), (7, "guarded"), (9, "guarded"), (12, "guarded"), (14, "guarded"), (16, "breaks"), (19, "breaks"),
         (23, "breaks"), (25, "breaks"), (27, "guarded")]
+    assert [f[0] for f in by["new_group_gloo.py"][0] if f[2].startswith("215-nccl-eager")] == [4]   # line 3 inherits gloo
     assert not by["py2b.py"][1]   # print >>f, x is a Python 3 expression
     assert by["py2.py"][1] and by["unterminated.py"][1] and by["badindent.py"][1]
     assert [(f[0], f[1]) for f in by["unicode.py"][0]] == [(2, 13), (2, 40)]   # columns in characters

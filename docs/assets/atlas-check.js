@@ -19,6 +19,13 @@
   // strings that are text for a person: the value of these keywords, and the arguments of these calls
   var DOC_KEYWORDS = { help: 1, description: 1, epilog: 1, usage: 1 };
   var MESSAGE_CALLS = { "builtins.print": 1, "warnings.warn": 1 };
+  // new_group() without a backend uses the default group's, which init_process_group() sets (atlas_check.INHERITS)
+  var INHERITS = {}, SETTERS = {};
+  ["torch.distributed.", "torch.distributed.distributed_c10d."].forEach(function (p) {
+    INHERITS[p + "new_group"] = ["backend", "init_process_group"];
+    SETTERS[p + "init_process_group"] = ["init_process_group", "backend", 0];
+  });
+  var INHERIT_UNKNOWN = " (its backend is the default group's, set outside this file)";
   var MESSAGE_METHODS = { debug: 1, info: 1, warning: 1, warn: 1, error: 1, exception: 1, critical: 1 };
   var KEYWORDS = ("False None True and as assert async await break class continue def del elif else except " +
     "finally for from global if import in is lambda nonlocal not or pass raise return try while with yield").split(" ");
@@ -369,15 +376,27 @@
   // contexts and decorators that run code without gradients: a grad_only rule stays quiet there (atlas_check.NO_GRAD)
   var NO_GRAD = { "torch.no_grad": 1, "torch.inference_mode": 1, "torch.autograd.no_grad": 1, "torch.autograd.inference_mode": 1,
     "torch.autograd.grad_mode.no_grad": 1, "torch.autograd.grad_mode.inference_mode": 1 };
-  function Analyzer(ix) { this.ix = ix; this.findings = []; this.seen = {}; this.inExcept = 0; this.guard = 0; this.guardNames = {}; this.noGrad = 0; }
+  function Analyzer(ix) { this.ix = ix; this.findings = []; this.seen = {}; this.inExcept = 0; this.guard = 0; this.guardNames = {}; this.noGrad = 0; this.inits = []; this.pending = []; }
   var A = Analyzer.prototype;
 
   A.emit = function (rule, tok, api) {
-    if (this.noGrad && rule.grad_only) return;   // an autograd change, in code that runs without gradients
+    if (this.noGrad && rule.grad_only) return false;   // an autograd change, in code that runs without gradients
     var key = tok.line + ":" + tok.col + ":" + rule.id;
-    if (this.seen[key]) return;
+    if (this.seen[key]) return false;
     this.seen[key] = 1;
     this.findings.push([tok.line, tok.col, rule, api, this.guard > 0]);
+    return true;
+  };
+  A.settle = function () {   // Analyzer.settle: findings whose backend is inherited, after the walk
+    var self = this, drop = {};
+    this.pending.forEach(function (p) {
+      var i = p[0], r = p[1], kw = INHERITS[p[2]][0], setter = INHERITS[p[2]][1];
+      var states = self.inits.filter(function (x) { return x[0] === setter; }).map(function (x) { return x[1]; });
+      var cond = r.args.filter(function (c) { return c.keyword === kw; })[0];
+      if (!states.length) self.findings[i][3] += INHERIT_UNKNOWN;
+      else if (!states.some(function (st) { return condOk(st, cond); })) drop[i] = 1;
+    });
+    this.findings = this.findings.filter(function (f, i) { return !drop[i]; });
   };
   A.isNoGrad = function (toks, scope) {   // torch.no_grad(), torch.inference_mode() (a call, or a bare decorator)
     var e = toks;
@@ -534,13 +553,13 @@
     if (starred || args.some(function (a) { return a.kind === "kwstar"; })) return ["dynamic", null];
     return ["missing", null];
   };
+  function condOk(st, c) {   // torch lower-cases backend names
+    var when = c.when;
+    return (when.indexOf(st[0]) >= 0 && st[0] !== "literal") || (st[0] === "literal" && (when.indexOf("literal") >= 0 ||
+      (when.indexOf("value") >= 0 && st[1] !== null && valueMatch(c.keyword === "backend" ? st[1].toLowerCase() : st[1], c.value, true))));
+  }
   A.argsMatch = function (args, conds) {
-    for (var i = 0; i < conds.length; i++) {
-      var c = conds[i], st = this.argState(args, c.keyword, c.position), when = c.when;
-      var ok = (when.indexOf(st[0]) >= 0 && st[0] !== "literal") || (st[0] === "literal" && (when.indexOf("literal") >= 0 ||
-        (when.indexOf("value") >= 0 && st[1] !== null && valueMatch(c.keyword === "backend" ? st[1].toLowerCase() : st[1], c.value, true))));
-      if (!ok) return false;
-    }
+    for (var i = 0; i < conds.length; i++) if (!condOk(this.argState(args, conds[i].keyword, conds[i].position), conds[i])) return false;
     return true;
   };
 
@@ -711,7 +730,12 @@
       }
     });
     if (q) {
-      (ix.call[q] || []).forEach(function (r) { if (self.argsMatch(args, r.args || [])) self.emit(r, start, q); });
+      if (SETTERS[q]) self.inits.push([SETTERS[q][0], self.argState(args, SETTERS[q][1], SETTERS[q][2])]);
+      (ix.call[q] || []).forEach(function (r) {
+        if (!self.argsMatch(args, r.args || []) || !self.emit(r, start, q) || !INHERITS[q]) return;
+        var c = (r.args || []).filter(function (x) { return x.keyword === INHERITS[q][0]; })[0];
+        if (c && self.argState(args, c.keyword, c.position)[0] === "missing") self.pending.push([self.findings.length - 1, r, q]);
+      });
       (ix.param[q] || []).forEach(function (r) {
         args.forEach(function (a) {
           if (a.kind === "kw" && a.name === r.keyword) self.emit(r, a.tok, q + "(" + r.keyword + "=)");
@@ -1082,6 +1106,7 @@
     if (!(ix.pattern && ix.pattern.test(text))) return { findings: [], skipped: null };
     var a = new Analyzer(ix);
     a.body(tree, new Scope("module", null));
+    a.settle();
     a.findings.sort(function (x, y) { return x[0] - y[0] || x[1] - y[1] || (x[2].id < y[2].id ? -1 : x[2].id > y[2].id ? 1 : 0); });
     return { findings: a.findings, skipped: null };
   }

@@ -37,6 +37,14 @@ import tokenize
 
 RULES = None
 
+#: a call whose left-out argument is another call's: new_group() without a backend uses the default
+#: group's, which init_process_group() sets. {call: (keyword, setter)}
+_DIST = ("torch.distributed.", "torch.distributed.distributed_c10d.")
+INHERITS = {p + "new_group": ("backend", "init_process_group") for p in _DIST}
+#: the calls that set an argument others inherit: {call: (name, keyword, position)}
+SETTERS = {p + "init_process_group": ("init_process_group", "backend", 0) for p in _DIST}
+INHERIT_UNKNOWN = " (its backend is the default group's, set outside this file)"
+
 SCHEMA_VERSION = 1
 #: the oldest Python this file runs on (the /check/ page says so)
 MIN_PYTHON = "3.9"
@@ -324,6 +332,8 @@ class Analyzer:
         self.guard_names = set()   # module-level constants assigned a guard test
         self.at = None        # (line, byte col) of the f-string being looked into
         self.doc = set()      # id() of the string nodes that are messages
+        self.inits = []       # (setter, arg state) of the calls that set an argument others inherit (SETTERS)
+        self.pending = []     # (finding index, rule, call) whose argument is inherited: settled after the walk
 
     # --- positions ---
     def col(self, line, byte_col):
@@ -337,12 +347,13 @@ class Analyzer:
             line, byte_col = self.at
         col = self.col(line, byte_col)
         if self.no_grad and rule.get("grad_only"):
-            return   # an autograd change, in code that runs without gradients
+            return False   # an autograd change, in code that runs without gradients
         key = (line, col, rule["id"])
         if key in self.seen:
-            return
+            return False
         self.seen.add(key)
         self.findings.append((line, col, rule, api, self.guard > 0))
+        return True
 
     # --- compat guards ---
     def is_guard_test(self, node, scope):
@@ -373,7 +384,7 @@ class Analyzer:
                    for h in handlers if h.type is not None for n in ast.walk(h.type))
 
     def emit_node(self, rule, node, api):
-        self.emit(rule, node.lineno, node.col_offset, api)
+        return self.emit(rule, node.lineno, node.col_offset, api)
 
     def emit_attr(self, rule, node, api):
         self.emit(rule, node.end_lineno, node.end_col_offset - len(node.attr.encode("utf-8")), api)
@@ -454,6 +465,23 @@ class Analyzer:
     # --- statements ---
     def run(self, tree):
         self.body(tree.body, Scope("module", None))
+        self.settle()
+
+    def settle(self):
+        """A finding on a call that leaves out an argument it inherits (INHERITS) stands when a
+        call in the file that sets it matches the rule; it goes when every such call sets a
+        value the rule does not name; with none in the file its api says so."""
+        drop = set()
+        for i, r, q in self.pending:
+            kw, setter = INHERITS[q]
+            states = [st for t, st in self.inits if t == setter]
+            cond = next(c for c in r["args"] if c["keyword"] == kw)
+            if not states:
+                f = self.findings[i]
+                self.findings[i] = (f[0], f[1], f[2], f[3] + INHERIT_UNKNOWN, f[4])
+            elif not any(self.cond_ok(st, cond) for st in states):
+                drop.add(i)
+        self.findings = [f for i, f in enumerate(self.findings) if i not in drop]
 
     def body(self, stmts, scope):
         for st in stmts:
@@ -780,16 +808,16 @@ class Analyzer:
             return ("literal", None)
         return ("dynamic", None)
 
+    @staticmethod
+    def cond_ok(st, c, split=True):
+        state, s = st
+        when = c["when"]
+        return (state in when and state != "literal") or (state == "literal" and (
+            "literal" in when or ("value" in when and s is not None and value_match(
+                s.lower() if c["keyword"] == "backend" else s, c["value"], split))))   # torch lower-cases backends
+
     def args_match(self, call, conds, split=True):
-        for c in conds:
-            state, s = self.arg_state(call, c["keyword"], c.get("position"))
-            when = c["when"]
-            ok = (state in when and state != "literal") or (state == "literal" and (
-                "literal" in when or ("value" in when and s is not None and value_match(
-                    s.lower() if c["keyword"] == "backend" else s, c["value"], split))))   # torch lower-cases backends
-            if not ok:
-                return False
-        return True
+        return all(self.cond_ok(self.arg_state(call, c["keyword"], c.get("position")), c, split) for c in conds)
 
     def decorator(self, d, scope):
         """``@torch.jit.script`` without parentheses calls its target with the function: a ``call``
@@ -803,9 +831,15 @@ class Analyzer:
         func = node.func
         q = self.resolve(func, scope) if isinstance(func, (ast.Name, ast.Attribute)) else None
         if q:
+            if q in SETTERS:
+                name, kw, pos = SETTERS[q]
+                self.inits.append((name, self.arg_state(node, kw, pos)))
             for r in self.ix.call.get(q, ()):
-                if self.args_match(node, r.get("args") or []):
-                    self.emit_node(r, node, q)
+                if self.args_match(node, r.get("args") or []) and self.emit_node(r, node, q) and q in INHERITS:
+                    kw = INHERITS[q][0]
+                    c = next((c for c in r.get("args") or [] if c["keyword"] == kw), None)
+                    if c and self.arg_state(node, kw, c.get("position"))[0] == "missing":
+                        self.pending.append((len(self.findings) - 1, r, q))
             for r in self.ix.param.get(q, ()):
                 for k in node.keywords:
                     if k.arg == r["keyword"]:
