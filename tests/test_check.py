@@ -180,6 +180,15 @@ def test_versions_map_to_releases(rules):
     ("pyproject.toml", '[project]\ndependencies = [\n  "torchvision",\n  "torch ~= 2.14.0",\n]\n', "2.14.0"),
     ("setup.cfg", "[options]\ninstall_requires =\n    torch>=2.14\n", "2.14"),
     ("environment.yml", "dependencies:\n  - python=3.11\n  - pytorch=2.14.1\n", "2.14.1"),
+    ("requirements.txt", "torch @ https://download.pytorch.org/whl/cu121/torch-2.4.1%2Bcu121-cp311-cp311-linux_x86_64.whl\n",
+     "2.4.1"),
+    ("requirements.txt", "torchaudio==2.4.1\nTorch==2.2.0\n", "2.2.0"),   # names are case-insensitive
+    ("pyproject.toml", '[tool.poetry.dependencies]\ntorch = {version = "^2.1.0", source = "pytorch"}\n', "2.1.0"),
+    ("pyproject.toml", '[tool.poetry.dependencies]\ntorch = "^2.3"\ntorch-tensorrt = "2.9"\n', "2.3"),
+    # what builds the project is not what it runs on: the project's dependency wins over [build-system]
+    ("pyproject.toml", '[build-system]\nrequires = ["setuptools", "torch==2.1.0"]\n\n[project]\n'
+                       'dependencies = ["torch>=2.4"]\n', "2.4"),
+    ("pyproject.toml", '[build-system]\nrequires = ["torch==2.1.0"]\n[project]\ndependencies = ["numpy"]\n', "2.1.0"),
 ])
 def test_pins(tmp_path, name, content, want):
     (tmp_path / name).write_text(content, encoding="utf-8")
@@ -191,8 +200,17 @@ def test_pins(tmp_path, name, content, want):
 
 def test_no_pin(tmp_path):
     (tmp_path / ".git").mkdir()
-    (tmp_path / "requirements.txt").write_text("torchvision==0.29\n", encoding="utf-8")
+    (tmp_path / "requirements.txt").write_text("torchvision==0.29\npytorch-lightning==2.1\ntorch-tensorrt==2.4\n"
+                                                'torchaudio @ https://x/torchaudio-2.4.1%2Bcu121-cp311.whl\ntorch = "*"\n',
+                                                encoding="utf-8")
     assert ac.find_pin([str(tmp_path)]) == (None, "")
+
+
+def test_pip_freeze_of_a_wheel_from_a_file_names_its_torch(rules):
+    env = ac.parse_env("numpy==1.26.4\ntorch @ file:///wheels/torch-2.4.1%2Bcu121-cp311-cp311-linux_x86_64.whl\n")
+    assert env["torch"] == "2.4.1+cu121" and "pip" in env["formats"]
+    assert ac.parse_env("torch @ https://h/torch-2.3.0+rocm6.0-cp311-cp311-linux_x86_64.whl\n")["torch"] == "2.3.0+rocm6.0"
+    assert ac.parse_env("torch @ https://h/torch-2.3.0-cp311-none-macosx_11_0_arm64.whl\n")["torch"] == "2.3.0"
 
 
 def test_skipped_files_never_a_traceback(rules, tmp_path):

@@ -183,6 +183,8 @@ def test_env_layout_and_multi_paste_parity(rules):
         "Driver Version       : 550.54.15\n    Product Name   : NVIDIA Graphics Device\n    Product Architecture : Turing\n",
         "PyTorch version: 2.3.0+rocm6.0\nROCM used to build PyTorch: 6.0.32830\nGPU models and configuration: Device 66a1\n",
         "03:00.0 VGA compatible controller [0300]: Advanced Micro Devices, Inc. [AMD/ATI] Vega 20 [1002:66af] (rev c1)\n",
+        "numpy==1.26.4\ntorch @ file:///wheels/torch-2.4.1%2Bcu121-cp311-cp311-linux_x86_64.whl\n",
+        "torch @ https://h/torch-2.3.0+rocm6.0-cp311-cp311-linux_x86_64.whl\nrocm-smi==6.0\n",
         TWO_PASTES, COLLECT_ENV + TWO_PASTES, TWO_PASTES + "| NVIDIA-SMI 580.95.05  Driver Version: 580.95.05 |\n",
     ]
     jobs = [{"text": t, "to": to} for t in pastes for to in ("2.0", "2.5", "2.9", "2.15")]

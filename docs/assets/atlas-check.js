@@ -1223,6 +1223,10 @@
       else {   // pip list: "torch    2.9.1+cu128"
         m = /^torch[ \t]+(\d+\.\d+\.\d+[^\s]*)[ \t]*$/im.exec(text);
         if (m) { fm.push("pip list"); env.torch = m[1]; }
+        else {   // pip freeze of a wheel from a file or URL: "torch @ file:///w/torch-2.4.1%2Bcu121-cp311-...whl"
+          m = /^torch[ \t]*@[ \t]*\S*?torch-(\d+\.\d+\.\d+)((?:%2B|\+)[A-Za-z0-9.]+)?-/im.exec(text);
+          if (m) { fm.push("pip"); env.torch = m[1] + (m[2] ? "+" + m[2].slice(m[2][0] === "%" ? 3 : 1) : ""); }
+        }
       }
     }
     if (/NVIDIA-SMI|Driver Version\s*:/.test(text)) {
@@ -1570,7 +1574,7 @@
     if (markers.some(function (r) { return r.test(text); })) return "env";
     var lines = text.split("\n").map(function (x) { return x.trim(); }).filter(function (x) { return x && x[0] !== "#"; });
     if (!lines.length) return "code";
-    var req = lines.filter(function (x) { return /^(?:-e\s+\S+|--[\w-]+.*|[A-Za-z0-9][\w.\-]*(?:\[[\w,\s-]*\])?\s*(?:===|==|>=|<=|~=|!=|<|>|=(?=\d)|@)\s*[\w.*+!<>=,~ -]+)$/.test(x); }).length;
+    var req = lines.filter(function (x) { return /^(?:-e\s+\S+|--[\w-]+.*|[A-Za-z0-9][\w.\-]*(?:\[[\w,\s-]*\])?\s*(?:(?:===|==|>=|<=|~=|!=|<|>|=(?=\d)|@)\s*[\w.*+!<>=,~ -]+|@\s*[A-Za-z][\w+.-]*:\/\/\S+))$/.test(x); }).length;
     return req * 2 > lines.length ? "env" : "code";
   }
 

@@ -145,16 +145,35 @@ def rule_severity(rule, frm, to):
 
 
 # ------------------------------------------------------------------------------ project pins
-_PIN = re.compile(r"""(?<![\w.-])(?:torch|pytorch)(?![\w-])\s*(?:\[[^\]]*\])?\s*(?:==?=?|>=|~=|\s*=\s*["']?[\^~]?)\s*v?(\d+\.\d+(?:\.\d+)?)""")
+#: a torch requirement: "torch==2.4.1", "Torch>=2.2" (names are case-insensitive), "torch ~= 2.14.0",
+#: conda's "pytorch=2.14.1", Poetry's 'torch = "^2.1"' and 'torch = {version = ">=2.1", source = ...}'
+_PIN = re.compile(r"""(?<![\w.-])(?:torch|pytorch)(?![\w-])\s*(?:\[[^\]]*\])?\s*(?:===?|>=|~=|>|=(?=\s*\d)|"""
+                  r"""\s*=\s*(?:\[\s*)?(?:\{[^}\n]*?\bversion\s*=\s*)?["']\s*(?:[\^~]=?|[>=]=|>)?)\s*v?(\d+\.\d+(?:\.\d+)?)""",
+                  re.I)
+#: a wheel named by URL or path: "torch @ https://.../torch-2.4.1%2Bcu121-cp311-...whl"
+_WHEEL_PIN = re.compile(r"""(?:^|[/\s@=])torch-(\d+\.\d+(?:\.\d+)?)(?:%2B|\+|-)[^\s"'#]*\.whl""", re.I)
+_TOML_TABLE = re.compile(r"""^\s*\[\[?\s*([A-Za-z0-9_."' -]+?)\s*\]\]?\s*(?:#.*)?$""")
 
 
 def _pin_in(text):
+    """(version, line) of the first torch pin in a requirements, TOML, setup.cfg or conda file; a
+    pin in pyproject's [build-system] (what builds the project) only when the project pins nothing."""
+    build = None
+    table = ""
     for line in text.splitlines():
+        t = _TOML_TABLE.match(line)
+        if t:
+            table = t.group(1).strip("\"' ").lower()
+            continue
         line = line.split("#", 1)[0] if not line.lstrip().startswith(("'", '"')) else line
-        m = _PIN.search(line)
-        if m:
-            return m.group(1), line.strip()
-    return None
+        m = _PIN.search(line) or _WHEEL_PIN.search(line)
+        if not m:
+            continue
+        if table == "build-system":
+            build = build or (m.group(1), line.strip())
+            continue
+        return m.group(1), line.strip()
+    return build
 
 
 def find_pin(paths):
@@ -1346,6 +1365,12 @@ def parse_env(text):
             if m:
                 fm.append("pip list")
                 env["torch"] = m.group(1)
+            else:   # pip freeze of a wheel from a file or URL: "torch @ file:///w/torch-2.4.1%2Bcu121-cp311-...whl"
+                m = re.search(r"(?im)^torch[ \t]*@[ \t]*\S*?torch-(\d+\.\d+\.\d+)((?:%2B|\+)[A-Za-z0-9.]+)?-", text)
+                if m:
+                    fm.append("pip")
+                    local = m.group(2) or ""
+                    env["torch"] = m.group(1) + ("+" + local[3 if local[0] == "%" else 1:] if local else "")
     # nvidia-smi
     if re.search(r"NVIDIA-SMI|Driver Version\s*:", text):
         fm.append("nvidia-smi")
@@ -1727,7 +1752,8 @@ def applies(env):
 
 
 #: A line of pip freeze or a requirements file (no quotes, no spaced single '=': not code).
-REQ_LINE = r"^(?:-e\s+\S+|--[\w-]+.*|[A-Za-z0-9][\w.\-]*(?:\[[\w,\s-]*\])?\s*(?:===|==|>=|<=|~=|!=|<|>|=(?=\d)|@)\s*[\w.*+!<>=,~ -]+)$"
+REQ_LINE = (r"^(?:-e\s+\S+|--[\w-]+.*|[A-Za-z0-9][\w.\-]*(?:\[[\w,\s-]*\])?\s*(?:(?:===|==|>=|<=|~=|!=|<|>|=(?=\d)|@)"
+            r"\s*[\w.*+!<>=,~ -]+|@\s*[A-Za-z][\w+.-]*://\S+))$")   # the last: "name @ https://.../x.whl"
 
 
 def detect_kind(text):
