@@ -1045,3 +1045,43 @@ def test_new_group_without_a_backend_inherits_the_default_groups(rules, tmp_path
     assert got["later.py"] == [(3, "torch.distributed.new_group")]
     assert got["elsewhere.py"] == [(2, "torch.distributed.distributed_c10d.new_group" + ac.INHERIT_UNKNOWN)]
     assert [ln for ln, _ in got["either.py"]] == [6]   # one init is not known to be gloo
+
+
+CLAMP_INT = (
+    'import torch\n'
+    'a = x.long().clamp(0, 5)             # 2 quiet\n'
+    'b = x.to(torch.int64).clamp(min=0)   # 3 quiet\n'
+    'c = x.to(device, torch.long).clamp_(0, 9)   # 4 quiet\n'
+    'idx = torch.argmax(logits, dim=1)\n'
+    'd = idx.clamp(0, n - 1)              # 6 quiet\n'
+    'idx = idx.float() * 2\n'
+    'e = idx.clamp(0, 1)                  # 8 fires: reassigned\n'
+    'f = torch.clamp(labels.long(), 0, 9) # 9 quiet\n'
+    'g = torch.zeros(3, dtype=torch.long).clamp(0)   # 10 quiet\n'
+    'h = x.clamp(0, 1)                    # 11 fires\n'
+    'k = torch.randint(0, 10, (3,)).clamp(max=5)     # 12 quiet\n'
+    'm = y.type(torch.LongTensor).clamp(0)   # 13 quiet\n'
+    'def f2(idx):\n'
+    '    return idx.clamp(0, 3)           # 15 fires: a parameter\n'
+    'j = x.argmax(-1).clamp(min=1)        # 16 quiet\n'
+    'z = (x.float() + 1).clamp(0, 1)      # 17 fires\n'
+    'w = (idx2).clamp(0)                  # 18 fires (idx2 unknown)\n'
+    'idx2 = torch.nonzero(m)\n'
+    'w2 = (idx2).clamp(0)                 # 20 quiet\n'
+    'w3 = foo(x).long().clamp(0)          # 21 quiet\n'
+    'w4 = not_int + x.long().clamp(0)     # 22 quiet\n'
+    'v = a + x.long()\n'
+    'v.clamp(0)                           # 24 fires: v is a sum\n'
+    'u = torch.clamp(torch.arange(5), 0)  # 25 fires: arange not known int\n'
+    't = torch.clip(x.int(), 0, 3)        # 26 quiet\n'
+)
+
+
+def test_clamp_on_an_integer_tensor_is_quiet(rules, tmp_path):
+    """Integer tensors have no gradients: the clamp-gradient note is quiet on a cast, an index
+    function or method, a dtype= of an integer type, and a name last assigned one of those; it
+    stays on a float, a parameter, a sum, a reassigned name and what the code does not show."""
+    found, _ = scan_text(rules, tmp_path, CLAMP_INT)
+    lines = [f["line"] for f in found if f["change"] == "214-clamp-grad"]
+    marked = [i for i, ln in enumerate(CLAMP_INT.split("\n"), 1) if "# " in ln and " fires" in ln]
+    assert lines == marked == [8, 11, 15, 17, 18, 24, 25]

@@ -104,10 +104,10 @@ def test_corpus_parity(rules):
 def test_edge_case_parity(rules, tmp_path):
     from test_check import GUARDS, MATCH_AS_TORCH
 
-    from test_check import NEW_GROUP
+    from test_check import CLAMP_INT, NEW_GROUP
 
     EDGE["guards.py"], EDGE["as_torch.py"] = GUARDS, MATCH_AS_TORCH
-    EDGE.update({"new_group_" + k: v for k, v in NEW_GROUP.items()})
+    EDGE.update({"new_group_" + k: v for k, v in NEW_GROUP.items()}, **{"clamp_int.py": CLAMP_INT})
     jobs = []
     for name, src in EDGE.items():
         (tmp_path / name).write_text(src, encoding="utf-8")

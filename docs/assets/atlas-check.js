@@ -316,7 +316,7 @@
 
   // ------------------------------------------------------------------------ analysis
   // kwdicts: name -> [[key, token]] of a dict literal or dict(...) bound to it, for `f(**name)`
-  function Scope(kind, parent) { this.kind = kind; this.names = {}; this.parent = parent; this.stars = []; this.imported = {}; this.kwdicts = {}; }
+  function Scope(kind, parent) { this.kind = kind; this.names = {}; this.parent = parent; this.stars = []; this.imported = {}; this.kwdicts = {}; this.ints = {}; }
   var hasOwn = function (o, k) { return Object.prototype.hasOwnProperty.call(o, k); };
 
   function matching(toks, i) {   // index of the bracket closing toks[i]
@@ -376,6 +376,16 @@
   // contexts and decorators that run code without gradients: a grad_only rule stays quiet there (atlas_check.NO_GRAD)
   var NO_GRAD = { "torch.no_grad": 1, "torch.inference_mode": 1, "torch.autograd.no_grad": 1, "torch.autograd.inference_mode": 1,
     "torch.autograd.grad_mode.no_grad": 1, "torch.autograd.grad_mode.inference_mode": 1 };
+  // integer tensors have no gradients: a grad_only rule is quiet on one (atlas_check.INT_DTYPES)
+  var INT_DTYPES = {}, INT_METHODS = {}, INT_FUNCS = {}, CAST_METHODS = { to: 1, type: 1 };
+  ["long", "int", "int64", "int32", "int16", "int8", "uint8", "uint16", "uint32", "uint64", "short", "bool",
+   "LongTensor", "IntTensor", "ShortTensor", "ByteTensor", "CharTensor", "BoolTensor"].forEach(function (d) {
+    INT_DTYPES["torch." + d] = 1;
+    if (/Tensor$/.test(d)) INT_DTYPES["torch.cuda." + d] = 1;
+  });
+  ["long", "int", "short", "byte", "char", "bool", "argmax", "argmin", "argsort", "nonzero"].forEach(function (m) { INT_METHODS[m] = 1; });
+  ["argmax", "argmin", "argsort", "nonzero", "randint", "randint_like", "randperm", "bucketize", "searchsorted", "multinomial",
+   "count_nonzero"].forEach(function (f) { INT_FUNCS["torch." + f] = 1; });
   function Analyzer(ix) { this.ix = ix; this.findings = []; this.seen = {}; this.inExcept = 0; this.guard = 0; this.guardNames = {}; this.noGrad = 0; this.inits = []; this.pending = []; }
   var A = Analyzer.prototype;
 
@@ -397,6 +407,67 @@
       else if (!states.some(function (st) { return condOk(st, cond); })) drop[i] = 1;
     });
     this.findings = this.findings.filter(function (f, i) { return !drop[i]; });
+  };
+  function openOf(toks, close) {   // index of the bracket that toks[close] closes
+    var d = 0;
+    for (var j = close; j >= 0; j--) {
+      var v = toks[j].t === "OP" ? toks[j].v : "";
+      if (v === ")" || v === "]" || v === "}") d++;
+      else if (v === "(" || v === "[" || v === "{") { d--; if (!d) return j; }
+    }
+    return -1;
+  }
+  function receiverStart(toks, end) {   // where the postfix expression ending at toks[end] starts (x.f(a)[0]); -1 if none
+    var j = end;
+    while (j >= 0) {
+      var t = toks[j];
+      if (t.t === "OP" && (t.v === ")" || t.v === "]")) {
+        j = openOf(toks, j);
+        if (j < 0) return -1;
+        var p = toks[j - 1];
+        if (p && ((p.t === "NAME" && !KW[p.v]) || (p.t === "OP" && (p.v === ")" || p.v === "]")))) { j--; continue; }
+        return j;
+      }
+      if (t.t === "NAME" || t.t === "NUM" || t.t === "STR") {
+        if (j > 1 && toks[j - 1].t === "OP" && toks[j - 1].v === ".") { j -= 2; continue; }
+        return t.t === "NAME" && KW[t.v] ? -1 : j;
+      }
+      return -1;
+    }
+    return -1;
+  }
+  A.isInt = function (toks, scope) {   // Analyzer.is_int on a whole expression
+    return toks.length > 0 && receiverStart(toks, toks.length - 1) === 0 && this.isIntEnd(toks, toks.length - 1, scope);
+  };
+  // the postfix expression that ends at toks[end] is an integer tensor (Analyzer.is_int); reads back
+  // over the last call only, so a long chain x.clamp().clamp()... costs linear time
+  A.isIntEnd = function (toks, end, scope) {
+    var self = this, t = toks[end], s;
+    var named = function (name) {
+      for (s = scope; s; s = s.parent) if (hasOwn(s.names, name)) return !!s.ints[name];
+      return false;
+    };
+    if (!t) return false;
+    if (t.t === "NAME") return !KW[t.v] && !(end > 0 && toks[end - 1].t === "OP" && toks[end - 1].v === ".") && named(t.v);
+    if (t.t !== "OP" || t.v !== ")") return false;
+    var open = openOf(toks, end);
+    if (open < 0) return false;
+    var p = open > 0 ? toks[open - 1] : null;
+    if (!p || p.t !== "NAME" || KW[p.v]) {   // (x): the name itself; any other bracketed expression is not shown to be one
+      return !(p && p.t === "OP" && (p.v === ")" || p.v === "]")) && end - open === 2 && toks[open + 1].t === "NAME" &&
+        !KW[toks[open + 1].v] && named(toks[open + 1].v);
+    }
+    var cs = open - 1;
+    while (cs >= 2 && toks[cs - 1].t === "OP" && toks[cs - 1].v === "." && toks[cs - 2].t === "NAME" && !KW[toks[cs - 2].v]) cs -= 2;
+    var f = toks.slice(cs, open), args = this.parseArgs(toks.slice(open + 1, end));
+    var dtype = function (v) { return isChain(v) && INT_DTYPES[self.resolveChain(v, scope)] === 1; };
+    if (args.some(function (a) { return a.kind === "kw" && a.name === "dtype" && dtype(a.value); })) return true;
+    var viaExpr = cs > 0 && toks[cs - 1].t === "OP" && toks[cs - 1].v === ".";   // f(x).long(): a method of a result
+    var q = viaExpr ? null : this.resolveChain(f, scope);
+    if (q !== null) return INT_FUNCS[q] === 1;
+    if (f.length === 1 && !viaExpr) return false;
+    var m = f[f.length - 1].v;
+    return INT_METHODS[m] === 1 || (CAST_METHODS[m] === 1 && args.some(function (a) { return a.kind === "pos" && dtype(a.value); }));
   };
   A.isNoGrad = function (toks, scope) {   // torch.no_grad(), torch.inference_mode() (a call, or a bare decorator)
     var e = toks;
@@ -438,6 +509,7 @@
     if (imported && this.inExcept && scope.imported[name]) return;
     scope.names[name] = qual;
     delete scope.kwdicts[name];
+    delete scope.ints[name];
     if (imported) scope.imported[name] = 1; else delete scope.imported[name];
   };
   A.dictKeys = function (toks, scope) {   // [[key, tok]] for {"k": v, ...} or dict(k=v, ...); else null
@@ -597,7 +669,9 @@
       if (t.t === "OP" && t.v === "." && toks[i + 1] && toks[i + 1].t === "NAME") {   // an attribute of an expression
         var at = toks[i + 1];
         (ix.key[at.v] || []).forEach(function (r) { self.emit(r, at, r.target); });
-        if (toks[i + 2] && toks[i + 2].v === "(" && ix.method[at.v]) ix.method[at.v].forEach(function (r) { self.emit(r, at, "." + at.v + "()"); });
+        if (toks[i + 2] && toks[i + 2].v === "(" && ix.method[at.v]) {
+          ix.method[at.v].forEach(function (r) { if (!(r.grad_only && self.isIntEnd(toks, i - 1, scope))) self.emit(r, at, "." + at.v + "()"); });
+        }
         if (toks[i + 2] && toks[i + 2].v === "(") this.callAt(toks, i + 2, null, null, scope, sh, at.v);
         i++; continue;
       }
@@ -617,7 +691,8 @@
           var last = chain[chain.length - 1];
           if (chain.length > 1 && ix.method[last.v]) {
             var rq = this.resolveChain(chain.slice(0, -2), scope, sh[i]);
-            if (rq === null) ix.method[last.v].forEach(function (r) { self.emit(r, last, "." + last.v + "()"); });
+            var recvChain = chain.slice(0, -2);
+            if (rq === null) ix.method[last.v].forEach(function (r) { if (!(r.grad_only && self.isInt(recvChain, scope))) self.emit(r, last, "." + last.v + "()"); });
           }
           this.callAt(toks, callOpen, q, chain, scope, sh, chain.length > 1 ? last.v : null);
         } else if (q && i === 1 && toks[0].t === "OP" && toks[0].v === "@" && e === toks.length - 1) {
@@ -731,7 +806,9 @@
     });
     if (q) {
       if (SETTERS[q]) self.inits.push([SETTERS[q][0], self.argState(args, SETTERS[q][1], SETTERS[q][2])]);
+      var first = args[0] && args[0].kind === "pos" ? args[0].value : null;
       (ix.call[q] || []).forEach(function (r) {
+        if (r.grad_only && first && self.isInt(first, scope)) return;   // torch.clamp(idx.long(), ...): no gradient to change
         if (!self.argsMatch(args, r.args || []) || !self.emit(r, start, q) || !INHERITS[q]) return;
         var c = (r.args || []).filter(function (x) { return x.keyword === INHERITS[q][0]; })[0];
         if (c && self.argState(args, c.keyword, c.position)[0] === "missing") self.pending.push([self.findings.length - 1, r, q]);
@@ -870,7 +947,9 @@
     if (toks.length && (toks[0].v === "(" || toks[0].v === "[") && matching(toks, 0) === toks.length - 1) { this.target(toks.slice(1, -1), scope, null); return; }
     if (toks.length === 1 && toks[0].t === "NAME") {
       var q = valueToks && isChain(valueToks) ? this.resolveChain(valueToks, scope) : null;
+      var isInt = valueToks && this.isInt(valueToks, scope);
       this.bind(scope, toks[0].v, q, false, valueToks);
+      if (isInt) scope.ints[toks[0].v] = 1;
       return;
     }
     var n = toks.length;

@@ -81,6 +81,16 @@ def is_version_name(name):
 #: contexts and decorators that run code without gradients: a rule with ``grad_only`` stays quiet there
 NO_GRAD = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.inference_mode",
            "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"}
+#: integer tensors have no gradients, so a ``grad_only`` rule stays quiet on one the code shows to be
+#: integer: a cast (x.long(), x.to(torch.int64), x.type(torch.LongTensor)), an index-valued method or
+#: function (argmax, nonzero, randint, ...), a dtype= of an integer type, or a name last assigned one
+_INT_DTYPES = ("long", "int", "int64", "int32", "int16", "int8", "uint8", "uint16", "uint32", "uint64", "short", "bool",
+               "LongTensor", "IntTensor", "ShortTensor", "ByteTensor", "CharTensor", "BoolTensor")
+INT_DTYPES = {"torch." + d for d in _INT_DTYPES} | {"torch.cuda." + d for d in _INT_DTYPES if d.endswith("Tensor")}
+INT_METHODS = {"long", "int", "short", "byte", "char", "bool", "argmax", "argmin", "argsort", "nonzero"}
+INT_FUNCS = {"torch." + f for f in ("argmax", "argmin", "argsort", "nonzero", "randint", "randint_like", "randperm",
+                                    "bucketize", "searchsorted", "multinomial", "count_nonzero")}
+CAST_METHODS = {"to", "type"}
 #: the formats parse_env reads, as the "no known format" message names them
 ENV_FORMATS = ("python -m torch.utils.collect_env", "pip freeze", "pip list", "a requirements file", "nvidia-smi",
                "nvidia-smi -L", "nvidia-smi -q", "torch's \"with CUDA capability sm_XX\" warning", "sw_vers", "rocminfo",
@@ -276,10 +286,11 @@ def env_match(s, var):
 
 
 class Scope:
-    __slots__ = ("kind", "names", "parent", "stars", "imported", "kwdicts")
+    __slots__ = ("kind", "names", "parent", "stars", "imported", "kwdicts", "ints")
 
     def __init__(self, kind, parent):
         self.kind, self.names, self.parent, self.stars, self.imported = kind, {}, parent, [], set()
+        self.ints = set()   # names last assigned an integer tensor (INT_DTYPES)
         #: name -> [(key, line, col)] of a dict literal or dict(...) bound to it, for `f(**name)`
         self.kwdicts = {}
 
@@ -391,6 +402,27 @@ class Analyzer:
                 return True
         return False
 
+    def is_int(self, node, scope):
+        """Whether the code shows ``node`` to be an integer tensor (INT_DTYPES)."""
+        if isinstance(node, ast.Name):
+            s = scope
+            while s is not None:
+                if node.id in s.names:
+                    return node.id in s.ints
+                s = s.parent
+            return False
+        if not isinstance(node, ast.Call):
+            return False
+        dtype = lambda v: isinstance(v, (ast.Name, ast.Attribute)) and self.resolve(v, scope) in INT_DTYPES
+        if any(k.arg == "dtype" and dtype(k.value) for k in node.keywords):
+            return True
+        f = node.func
+        q = self.resolve(f, scope) if isinstance(f, (ast.Name, ast.Attribute)) else None
+        if q is not None:
+            return q in INT_FUNCS
+        return isinstance(f, ast.Attribute) and (f.attr in INT_METHODS or (
+            f.attr in CAST_METHODS and any(dtype(a) for a in node.args)))
+
     def is_no_grad(self, node, scope):
         """``torch.no_grad()``, ``torch.inference_mode()`` (a call, or a bare decorator)."""
         f = node.func if isinstance(node, ast.Call) else node
@@ -433,6 +465,7 @@ class Analyzer:
             return
         scope.names[name] = qual
         scope.kwdicts.pop(name, None)
+        scope.ints.discard(name)
         if imported:
             scope.imported.add(name)
         else:
@@ -651,7 +684,10 @@ class Analyzer:
     def target(self, node, scope, value, assign_value=None):
         if isinstance(node, ast.Name):
             q = self.resolve(value, scope) if isinstance(value, (ast.Name, ast.Attribute)) else None
+            is_int = value is not None and self.is_int(value, scope)
             self.bind(scope, node.id, q, value=value)
+            if is_int:
+                scope.ints.add(node.id)
         elif isinstance(node, (ast.Tuple, ast.List)):
             for e in node.elts:
                 self.target(e, scope, None)
@@ -854,6 +890,8 @@ class Analyzer:
                 name, kw, pos = SETTERS[q]
                 self.inits.append((name, self.arg_state(node, kw, pos)))
             for r in self.ix.call.get(q, ()):
+                if r.get("grad_only") and node.args and self.is_int(node.args[0], scope):
+                    continue   # torch.clamp(idx.long(), ...): no gradient to change
                 if self.args_match(node, r.get("args") or []) and self.emit_node(r, node, q) and q in INHERITS:
                     kw = INHERITS[q][0]
                     c = next((c for c in r.get("args") or [] if c["keyword"] == kw), None)
@@ -896,7 +934,8 @@ class Analyzer:
         if isinstance(func, ast.Attribute) and func.attr in self.ix.method:
             if self.resolve(func.value, scope) is None:
                 for r in self.ix.method[func.attr]:
-                    self.emit_attr(r, func, ".%s()" % func.attr)
+                    if not (r.get("grad_only") and self.is_int(func.value, scope)):
+                        self.emit_attr(r, func, ".%s()" % func.attr)
         for k in node.keywords:
             if k.arg is None:
                 continue
