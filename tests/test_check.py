@@ -1085,3 +1085,17 @@ def test_clamp_on_an_integer_tensor_is_quiet(rules, tmp_path):
     lines = [f["line"] for f in found if f["change"] == "214-clamp-grad"]
     marked = [i for i, ln in enumerate(CLAMP_INT.split("\n"), 1) if "# " in ln and " fires" in ln]
     assert lines == marked == [8, 11, 15, 17, 18, 24, 25]
+
+
+def test_sarif_rule_texts_are_in_the_chosen_language(rules, rules_file, tmp_path):
+    (tmp_path / "a.py").write_text("import torch\ntorch.qr(a)\n", encoding="utf-8")
+    by_id = {r["id"]: r for r in rules["rules"]}
+    for lang in rules["langs"]:
+        log = json.loads(run_cli("--rules", rules_file, "code", "--from", "2.13", "--format", "sarif", "--lang", lang,
+                                 str(tmp_path)).stdout)
+        d = log["runs"][0]["tool"]["driver"]["rules"][0]
+        r = by_id[d["id"]]
+        assert d["shortDescription"]["text"] == r["title"][lang] and d["helpUri"] == r["url"][lang]
+        assert d["fullDescription"]["text"] == r["fix"][lang] and r["url"][lang] in d["help"]["text"]
+        assert log["runs"][0]["results"][0]["message"]["text"].startswith(r["title"][lang])
+    assert len({by_id[d["id"]]["title"][lg] for lg in rules["langs"]}) == len(rules["langs"])   # really four texts
