@@ -115,10 +115,20 @@
     });
   }
 
+  var MAX_BRACKETS = 200, MAX_INDENT = 100;   // CPython's MAXLEVEL and MAXINDENT: deeper code does not parse there either
   function tokenize(text) {
     var toks = [], i = 0, n = text.length, line = 1, lineStart = 0, depth = 0, stack = [];
     var atLineStart = true, indent = 0;
-    function col(at) { return Array.from(text.slice(lineStart, at)).length + 1; }
+    // the column of text[at] in code points, counted on from the last one asked on this line: linear in the line
+    var cLine = -1, cAt = 0, cVal = 1;
+    function col(at) {
+      if (cLine !== lineStart || at < cAt) { cLine = lineStart; cAt = lineStart; cVal = 1; }
+      for (; cAt < at; cAt++) {
+        var c = text.charCodeAt(cAt), p = cAt > lineStart ? text.charCodeAt(cAt - 1) : 0;
+        if (!(c >= 0xDC00 && c <= 0xDFFF && p >= 0xD800 && p <= 0xDBFF)) cVal++;   // a pair is one code point
+      }
+      return cVal;
+    }
     while (i < n) {
       var ch = text[i];
       if (atLineStart) {
@@ -174,7 +184,10 @@
       for (var o = 0; o < OPS.length; o++) if (text.startsWith(OPS[o], i)) { op = OPS[o]; break; }
       if (!op) throw new SyntaxErr("invalid character", line);
       if (op === "`" || op === "<>" || op === "!") throw new SyntaxErr("invalid syntax", line);
-      if (op === "(" || op === "[" || op === "{") { depth++; stack.push(op); }
+      if (op === "(" || op === "[" || op === "{") {
+        depth++; stack.push(op);
+        if (depth > MAX_BRACKETS) throw new SyntaxErr("too many nested parentheses", line);   // as CPython's parser
+      }
       if (op === ")" || op === "]" || op === "}") {
         var open = stack.pop();
         if (!open || "([{".indexOf(open) !== ")]}".indexOf(op)) throw new SyntaxErr("unmatched '" + op + "'", line);
@@ -190,9 +203,15 @@
     // the indentation of each logical line is that of its first token
     var lines = [], cur = [], curIndent = null;
     // the indentation of a logical line: the column of its first token
+    var levels = [0];   // the indentation levels open, as CPython's tokenizer keeps them
     toks.forEach(function (tk) {
       if (tk.t === "NL") { if (cur.length) lines.push({ toks: cur, indent: curIndent }); cur = []; curIndent = null; return; }
-      if (!cur.length) curIndent = tk.col - 1;
+      if (!cur.length) {
+        curIndent = tk.col - 1;
+        while (levels.length > 1 && levels[levels.length - 1] > curIndent) levels.pop();
+        if (curIndent > levels[levels.length - 1]) levels.push(curIndent);
+        if (levels.length > MAX_INDENT) throw new SyntaxErr("too many levels of indentation", tk.line);
+      }
       cur.push(tk);
     });
     return lines;
@@ -1192,10 +1211,13 @@
 
   // `# atlas: ignore` on a line drops its findings; `# atlas: ignore[<change-id>, <rule-id>]` only those (atlas_check.IGNORE)
   function splitIgnored(text, found) {
-    var lines = text.replace(/\r\n?/g, "\n").split("\n");
+    var lines = text.replace(/\r\n?/g, "\n").split("\n"), directive = {};   // read once per line
     return found.filter(function (f) {
-      var line = f[0] > 0 && f[0] <= lines.length ? lines[f[0] - 1] : "";
-      var m = line.indexOf("atlas") >= 0 ? /#\s*atlas:\s*ignore(?:\[([^\]\n]*)\])?/.exec(line) : null;
+      if (!hasOwn(directive, f[0])) {
+        var line = f[0] > 0 && f[0] <= lines.length ? lines[f[0] - 1] : "";
+        directive[f[0]] = line.indexOf("atlas") >= 0 ? /#\s*atlas:\s*ignore(?:\[([^\]\n]*)\])?/.exec(line) : null;
+      }
+      var m = directive[f[0]];
       if (!m) return true;
       if (m[1] === undefined) return false;
       var ids = m[1].split(",").map(function (x) { return x.trim(); });

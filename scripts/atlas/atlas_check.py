@@ -988,6 +988,11 @@ def read_source(path):
     return text, None
 
 
+#: the recursion limit while a parsed file is walked: Python frames only (3.11 keeps them off the C
+#: stack), enough for the deepest expression CPython's parser accepts
+ANALYZER_DEPTH = 20000
+
+
 def check_source(index, text, path):
     """(findings, skip reason) for one file's text."""
     try:
@@ -999,10 +1004,14 @@ def check_source(index, text, path):
     if not index.relevant(text):
         return [], None
     a = Analyzer(index, text, path)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, ANALYZER_DEPTH))   # what the parser took, the walk can follow (a long chain of calls)
     try:
         a.run(tree)
     except RecursionError:
         return [], "too deeply nested to check"
+    finally:
+        sys.setrecursionlimit(limit)
     return sorted(a.findings, key=lambda f: (f[0], f[1], f[2]["id"])), None
 
 
@@ -1018,10 +1027,12 @@ def source_lines(text):
 def split_ignored(lines, found):
     """(kept, ignored) of one file's findings (``lines``: source_lines): a finding whose line
     carries an ignore comment naming its change or rule, or a bare one, is ignored."""
-    kept, ignored = [], []
+    kept, ignored, directive = [], [], {}   # line number -> its ignore comment, read once per line
     for f in found:
-        line = lines[f[0] - 1] if 0 < f[0] <= len(lines) else ""
-        m = IGNORE.search(line) if "atlas" in line else None
+        if f[0] not in directive:
+            line = lines[f[0] - 1] if 0 < f[0] <= len(lines) else ""
+            directive[f[0]] = IGNORE.search(line) if "atlas" in line else None
+        m = directive[f[0]]
         ids = [x.strip() for x in m.group(1).split(",")] if m and m.group(1) is not None else None
         if m and (ids is None or f[2]["change"] in ids or f[2]["id"] in ids):
             ignored.append(f)
@@ -1030,13 +1041,21 @@ def split_ignored(lines, found):
     return kept, ignored
 
 
-def fingerprint(path, rule, api, line_text, nth):
+def fingerprint(path, rule, api, line_text, nth, cache=None):
     """A finding's identity across runs (SARIF partialFingerprints, --baseline): its file, rule,
     API and the text of its line without surrounding space, and which occurrence of that on the
-    file it is; not its line number, so an edit above it does not make it new."""
+    file it is; not its line number, so an edit above it does not make it new. ``cache`` keeps
+    the hash of all but the occurrence, so many findings on one long line hash it once."""
     import hashlib
-    key = "\0".join((path, rule, api, line_text.strip(), str(nth)))
-    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    key = (path, rule, api, line_text)
+    h = cache.get(key) if cache is not None else None
+    if h is None:
+        h = hashlib.sha256("\0".join((path, rule, api, line_text.strip(), "")).encode("utf-8", "surrogatepass"))
+        if cache is not None:
+            cache[key] = h
+    h = h.copy()
+    h.update(str(nth).encode("ascii"))
+    return h.hexdigest()[:32]
 
 
 def iter_files(paths, unread=None):
@@ -1119,13 +1138,14 @@ def scan(rules, paths, frm, to, lang):
         src = source_lines(text)
         found, dropped = split_ignored(src, found)
         ignored += len(dropped)
-        seen = {}
+        seen, stripped, hashed = {}, {}, {}
         for f in found:
             d = finding_dict(shown, f, lang, index.severity[f[2]["id"]])
-            line_text = src[f[0] - 1] if 0 < f[0] <= len(src) else ""
-            k = (d["rule"], d["api"], line_text.strip())
+            if f[0] not in stripped:   # once per line: a long line with many findings stays linear
+                stripped[f[0]] = src[f[0] - 1].strip() if 0 < f[0] <= len(src) else ""
+            k = (d["rule"], d["api"], stripped[f[0]])
             seen[k] = seen.get(k, 0) + 1
-            d["fingerprint"] = fingerprint(shown, d["rule"], d["api"], line_text, seen[k])
+            d["fingerprint"] = fingerprint(shown, d["rule"], d["api"], stripped[f[0]], seen[k], hashed)
             findings.append(d)
     skipped += [{"path": printable(os.path.normpath(u).replace(os.sep, "/")), "reason": why} for u, why in unread]
     return findings, skipped, {"files": files, "lines": lines, "rules": len(index.severity), "ignored": ignored}
