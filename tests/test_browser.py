@@ -500,3 +500,23 @@ def test_a_hostile_title_is_text_in_search_results(variant_site, browser):
     finally:
         ctx.close()
         server.shutdown()
+
+
+def test_check_page_draws_a_few_hundred_places_at_a_time(page, served_site, factbase):
+    """A thousand uses of one removed function are one finding with its places, drawn a few
+    hundred at a time behind a button that says how many are left; every place is reachable."""
+    code = "import torch\n" + "".join(f"q{i} = torch.qr(a)\n" for i in range(1000))
+    _check(page, served_site, "en", code, kind="code")
+    grouped = page.locator(".atlas-check-results li[data-places]")
+    assert grouped.get_attribute("data-places") == "1000"
+    grouped.locator("summary").click()
+    drawn = lambda: grouped.locator("details > ul > li").count()
+    first = drawn()
+    assert 100 <= first < 1000
+    more = grouped.locator("button.atlas-check-more")
+    assert more.inner_text() == factbase.ui["en"]["check.more"].replace("{n}", str(1000 - first))
+    clicks = 0
+    while more.count() and clicks < 20:
+        more.click()
+        clicks += 1
+    assert drawn() == 1000 and clicks == -(-1000 // first) - 1

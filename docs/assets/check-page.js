@@ -46,6 +46,23 @@
     return li;
   }
 
+  // items drawn SHOWN at a time into list, each time with a button for the next ones that says how
+  // many are left; `later`: nothing drawn until the button is pressed
+  function paged(items, list, draw, later) {
+    var at = 0;
+    var button = function () {
+      var more = el("button", { type: "button", "class": "md-button atlas-check-more" }, fill(form.dataset.more, { n: items.length - at }));
+      more.addEventListener("click", function () { more.remove(); next(); });
+      list.parentNode.insertBefore(more, list.nextSibling);
+    };
+    var next = function () {
+      items.slice(at, at + SHOWN).forEach(function (x) { list.appendChild(draw(x)); });
+      at += SHOWN;
+      if (at < items.length) button();
+    };
+    if (later) button(); else next();
+  }
+
   function showCode(res, frm, to) {
     var groups = {}, drawn = 0, rest = [];
     res.findings.forEach(function (f) { (groups[f.severity] = groups[f.severity] || []).push(f); });
@@ -65,8 +82,8 @@
         var d = el("details"), sm = el("summary", {}, fill(form.dataset.places, { n: fs.length }));
         d.appendChild(sm);
         var places = el("ul");
-        fs.slice(0, SHOWN).forEach(function (f) { places.appendChild(el("li", {}, f.line + ":" + f.column)); });
         d.appendChild(places);
+        paged(fs, places, function (f) { return el("li", {}, f.line + ":" + f.column); });
         li.appendChild(d);
         ul.appendChild(li);
         drawn++;
@@ -75,13 +92,9 @@
       out.appendChild(section);
     });
     if (rest.length) {
-      var more = el("button", { type: "button", "class": "md-button atlas-check-more" }, fill(form.dataset.more, { n: rest.length }));
-      more.addEventListener("click", function () {
-        var ul = el("ul");
-        rest.forEach(function (f) { ul.appendChild(finding(f)); });
-        more.replaceWith(ul);
-      });
-      out.appendChild(more);
+      var restList = el("ul", { "class": "atlas-check-rest" });
+      out.appendChild(restList);
+      paged(rest, restList, finding, true);
     }
     res.skipped.forEach(function (s) { out.appendChild(el("p", {}, fill(form.dataset.skipped, { reason: s.reason }))); });
     // what the code check cannot see between the two releases: the changes no rule matches

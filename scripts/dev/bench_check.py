@@ -8,7 +8,9 @@
    torch.qr): time and what each finds. TorchFix lives in its own virtualenv
    (``python3 -m venv /tmp/torchfix-venv && /tmp/torchfix-venv/bin/pip install torchfix==0.7.0``).
 3. The JavaScript engine on a 2,000-line paste, timed inside node (median of 7 runs).
-4. The code check over this Python's standard library and its test suite: tracebacks, files
+4. Large and hostile input: a file at the size cap and one over it (time, peak memory), one
+   200 KB line with 16,000 findings, in the CLI and in node.
+5. The code check over this Python's standard library and its test suite: tracebacks, files
    skipped, time.
 """
 from __future__ import annotations
@@ -144,6 +146,66 @@ process.stdout.write(JSON.stringify({median_ms: times[3], first_ms: times[0], ma
     return json.loads(proc.stdout)
 
 
+def timed_child(cmd, stdin_text=None):
+    """(seconds, peak resident MiB, exit code) of one process, from the kernel's own accounting (wait4)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as inp:
+        if stdin_text is not None:
+            inp.write(stdin_text.encode("utf-8"))
+            inp.seek(0)
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdin=inp, stdout=out, stderr=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)
+        return time.perf_counter() - t0, ru.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+
+
+def hostile_sizes(rules: dict, rules_file: Path, work: Path) -> list[str]:
+    """Section 5: a file just under the checker's size cap, one over it, and the pastes that froze
+    the page before (a 200 KB line), in the CLI and in node."""
+    from atlas.atlas_check import MAX_BYTES
+
+    src = "\n".join(p.read_text(encoding="utf-8") for p in sorted((CORPUS / "tune").glob("*.py"))) + "\n"
+    big = work / "big"
+    big.mkdir()
+    text = src * (MAX_BYTES // len(src.encode("utf-8")))
+    (big / "at_cap.py").write_text(text, encoding="utf-8")
+    over = work / "over"
+    over.mkdir()
+    (over / "ten_mb.py").write_text(src * (10_000_000 // len(src.encode("utf-8")) + 1), encoding="utf-8")
+    line = "import torch\nx = [" + "torch.qr(a), " * 16000 + "]\n"
+    rows = []
+    for label, path in ((f"{len(text.encode()) / 1e6:.1f} MB file ({text.count(chr(10)):,} lines)", big),
+                        ("10 MB file (over the cap: skipped, exit 5)", over)):
+        dt, mib, code = timed_child([sys.executable, str(CHECKER), "--rules", str(rules_file), "code", "--from", "2.13",
+                                     "--format", "json", str(path)])
+        rows.append(f"| CLI, {label} | {dt:.2f} s | {mib:,.0f} MiB | {code} |")
+    one = work / "line"
+    one.mkdir()
+    (one / "line.py").write_text(line, encoding="utf-8")
+    dt, mib, code = timed_child([sys.executable, str(CHECKER), "--rules", str(rules_file), "code", "--from", "2.13",
+                                 "--format", "json", str(one)])
+    rows.append(f"| CLI, one 200 KB line with 16,000 findings | {dt:.2f} s | {mib:,.0f} MiB | {code} |")
+    script = r"""
+const ac = require(process.argv[1]); const fs = require('fs');
+const p = JSON.parse(fs.readFileSync(0, 'utf8')); const out = [];
+for (const t of p.texts) { const s = process.hrtime.bigint(); const r = ac.checkCode(p.rules, t, {from: '2.13', to: '2.15'});
+  out.push([Number(process.hrtime.bigint() - s) / 1e6, r.findings.length]); }
+process.stdout.write(JSON.stringify(out));
+"""
+    proc = subprocess.run(["node", "--max-old-space-size=4096", "-e", script, str(JS)], capture_output=True, text=True,
+                          input=json.dumps({"rules": rules, "texts": [line, text]}), timeout=900)
+    js = json.loads(proc.stdout) if proc.returncode == 0 else None
+    if js:
+        rows.append(f"| JS engine (node), one 200 KB line | {js[0][0] / 1000:.2f} s | | {js[0][1]:,} findings |")
+        rows.append(f"| JS engine (node), the {len(text.encode()) / 1e6:.1f} MB file | {js[1][0] / 1000:.2f} s | | "
+                    f"{js[1][1]:,} findings |")
+    else:
+        rows.append(f"| JS engine (node) | failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr else proc.returncode} | | |")
+    return ["", "### Large and hostile input", "",
+            f"The CLI reads files up to {MAX_BYTES / 1e6:.0f} MB (a larger one is skipped and makes the run incomplete). "
+            "The page draws 300 findings at a time.", "",
+            "| run | wall time | peak memory | exit / findings |", "|---|---:|---:|---:|", *rows]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lines", type=int, default=200_000)
@@ -204,6 +266,8 @@ def main(argv=None) -> int:
             f"2,000-line paste: median {js['median_ms']:.1f} ms (fastest {js['first_ms']:.1f}, slowest {js['max_ms']:.1f}; "
             f"the slowest is the first, cold run), {js['findings']} findings; environment paste (collect_env): "
             f"median {js['env_median_ms']:.2f} ms."]
+
+    out += hostile_sizes(rules, rules_file, work)
 
     if not args.skip_stdlib:
         stdlib = sysconfig.get_paths()["stdlib"]
