@@ -397,11 +397,11 @@ def test_check_page_keeps_up_with_its_pickers(page, served_site, factbase):
     a changed picker runs the check again and explains a reversed pair, and an environment paste
     sets From to its own torch version."""
     ui = factbase.ui["en"]
-    code = "import torch\nQ, R = torch.qr(A)\n" + "".join(f"y{i} = x.clamp(0, {i})\n" for i in range(5))
+    code = "import torch\nQ, R = torch.qr(A)\n" + "".join(f"y{i} = x.clamp(0, {i})\n" for i in range(5)) + "w = torch.clamp(v, 0)\n"
     _check(page, served_site, "en", code, kind="code")
-    grouped = page.locator(".atlas-check-results li[data-places]")
-    assert grouped.count() == 1 and grouped.get_attribute("data-places") == "5"
-    assert grouped.locator("summary").inner_text() == ui["check.places"].replace("{n}", "5")
+    grouped = page.locator(".atlas-check-results li[data-places]")   # .clamp() and torch.clamp: one change, one note
+    assert grouped.count() == 1 and grouped.get_attribute("data-places") == "6"
+    assert grouped.locator("summary").inner_text() == ui["check.places"].replace("{n}", "6")
     hrefs = page.eval_on_selector_all(".atlas-check-results a", "els => els.map(e => e.getAttribute('href'))")
     assert hrefs and all(h.startswith("/") and "://" not in h for h in hrefs), hrefs
     blind = page.eval_on_selector_all(".atlas-check-blind li", "els => els.map(e => e.dataset.unchecked)")

@@ -838,11 +838,15 @@ def test_the_checker_matches_as_torch_does(rules, tmp_path):
 
 def test_text_output_says_a_repeated_note_once_json_keeps_every_place(rules_file, tmp_path):
     a = tmp_path / "a.py"
-    a.write_text("import torch\n" + "".join(f"y{i} = x.clamp(0, {i})\n" for i in range(5)), encoding="utf-8")
+    # one change matched by several rules (torch.clamp, .clamp(), .clamp_()) is one note; a platform
+    # requirement (MPS needs a newer macOS) is a project fact, said once too
+    a.write_text("import torch\n" + "".join(f"y{i} = x.clamp(0, {i})\n" for i in range(3)) + "z = torch.clamp(x, 0)\n"
+                 "x.clamp_(0)\n" + "if torch.backends.mps.is_available():\n    pass\n" * 3, encoding="utf-8")
     text = run_cli("--rules", rules_file, "code", "--from", "2.13", str(a)).stdout
     assert text.count("behavior: ") == 1 and f"and 4 more places: {a}:3:" in text, text
+    assert text.count("platform: ") == 1 and f"and 2 more places: {a}:9:" in text, text
     out = json.loads(run_cli("--rules", rules_file, "code", "--from", "2.13", "--format", "json", str(a)).stdout)
-    assert [f["line"] for f in out["findings"]] == [2, 3, 4, 5, 6]
+    assert [f["line"] for f in out["findings"]] == [2, 3, 4, 5, 6, 7, 9, 11]
 
 
 def test_a_run_that_could_not_read_a_file_is_incomplete(rules_file, tmp_path):

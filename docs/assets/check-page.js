@@ -71,7 +71,7 @@
       var section = el("section", { "class": "atlas-check-group", "data-severity": sev });
       section.appendChild(el("h3", {}, form.dataset["sev" + sev.replace(/(^|-)(\w)/g, function (m, d, c) { return c.toUpperCase(); })] + " (" + groups[sev].length + ")"));
       var ul = el("ul"), byRule = {};
-      groups[sev].forEach(function (f) { (byRule[f.rule] = byRule[f.rule] || []).push(f); });
+      groups[sev].forEach(function (f) { var k = f.change || f.rule; (byRule[k] = byRule[k] || []).push(f); });   // clamp and .clamp_(): one note
       Object.keys(byRule).forEach(function (rid) {
         var fs = byRule[rid];
         if (drawn >= SHOWN) { rest.push.apply(rest, fs); return; }

@@ -1153,7 +1153,7 @@ def scan(rules, paths, frm, to, lang):
 
 #: text output says a note of these severities once when it fires GROUP_AT times or more, with its
 #: places listed (up to GROUP_LIST; JSON and SARIF keep every finding)
-GROUPED, GROUP_AT, GROUP_LIST = ("behavior", "guarded", "deprecated"), 3, 20
+GROUPED, GROUP_AT, GROUP_LIST = ("behavior", "guarded", "deprecated", "platform"), 3, 20
 #: --fail-on: the severities that fail the run (exit 2); nothing else does (exit 0)
 FAIL_ON = {"breaks": {"breaks"}, "deprecated": {"breaks", "deprecated", "deprecated-switch"},
            "any": {"breaks", "behavior", "deprecated", "deprecated-switch", "platform", "guarded"}}
@@ -1924,12 +1924,12 @@ def main_code(args, rules, parser, out):
         out.write("%s: torch %s -> %s (from: %s)\n" % (TOOL, frm, to, why))
         if vkey(frm) >= vkey(to):
             out.write("nothing to compare: %s is not older than %s\n" % (frm, to))
-        groups = {}
+        groups = {}   # by change, so torch.clamp, .clamp() and .clamp_() are one note
         for f in findings:
             if f["severity"] in GROUPED:
-                groups.setdefault((f["rule"], f["severity"]), []).append(f)
+                groups.setdefault((f["change"] or f["rule"], f["severity"]), []).append(f)
         for f in findings:
-            group = groups.get((f["rule"], f["severity"]), [])
+            group = groups.get((f["change"] or f["rule"], f["severity"]), [])
             if len(group) >= GROUP_AT and f is not group[0]:
                 continue   # said once, at the first place, with the others listed
             out.write("%s:%d:%d: %s: %s [%s]\n" % (f["path"], f["line"], f["column"], f["severity"], f["title"],
