@@ -798,14 +798,23 @@ GUARDS = (
     "if hasattr(model, '_local') or sys.version_info >= (3, 11) or cfg.fsdp_version == 2:\n"
     "    torch.qr(F)\n"                                          # 25: breaks (no torch probe, no torch version)
     "if hasattr(linalg, 'cholesky'):\n"
-    "    torch.qr(G)\n")                                         # 27: guarded (it probes a name a rule matches)
+    "    torch.qr(G)\n"                                          # 27: guarded (it probes a name a rule matches)
+    "if hasattr(torch, 'xpu') and torch.xpu.is_available():\n"
+    "    torch.qr(H)\n"                                          # 29: guarded (the body of a probe)
+    "elif use_qr:\n"
+    "    torch.qr(I)\n"                                          # 31: breaks (after a probe and another test: no fallback)
+    "if hasattr(torch, 'a') and version < (2, 14):\n"
+    "    pass\n"
+    "else:\n"
+    "    torch.qr(J)\n")                                         # 35: guarded (every part of the test is a guard)
 
 
 def test_uses_inside_compat_guards_are_notes_not_breaks(rules, tmp_path):
     findings, _ = scan_text(rules, tmp_path, GUARDS, frm="2.13", to="2.15")
     got = [(f["line"], f["severity"]) for f in findings if f["api"] in ("torch.qr", "torch.cholesky")]
     assert got == [(3, "guarded"), (7, "guarded"), (9, "guarded"), (12, "guarded"), (14, "guarded"),
-                   (16, "breaks"), (19, "breaks"), (23, "breaks"), (25, "breaks"), (27, "guarded")], got
+                   (16, "breaks"), (19, "breaks"), (23, "breaks"), (25, "breaks"), (27, "guarded"), (29, "guarded"),
+                   (31, "breaks"), (35, "guarded")], got
     g = next(f for f in findings if f["line"] == 7)
     assert g["guard"].startswith("inside a compat guard (a version or feature test): if this branch is there for releases before 2.14")
     assert next(f for f in findings if f["line"] == 19)["guard"] is None

@@ -127,7 +127,7 @@ def test_edge_case_parity(rules, tmp_path):
     assert [f[0] for f in by["ignore.py"][0]] == [3, 5]   # ignore comments: bare, and naming the change
     assert [(f[0], f[4]) for f in by["guards.py"][0] if f[3] in ("torch.qr", "torch.cholesky")] == [
         (3, "guarded"), (7, "guarded"), (9, "guarded"), (12, "guarded"), (14, "guarded"), (16, "breaks"), (19, "breaks"),
-        (23, "breaks"), (25, "breaks"), (27, "guarded")]
+        (23, "breaks"), (25, "breaks"), (27, "guarded"), (29, "guarded"), (31, "breaks"), (35, "guarded")]
     assert [f[0] for f in by["new_group_gloo.py"][0] if f[2].startswith("215-nccl-eager")] == [4]   # line 3 inherits gloo
     assert not by["py2b.py"][1]   # print >>f, x is a Python 3 expression
     assert by["py2.py"][1] and by["unterminated.py"][1] and by["badindent.py"][1]

@@ -488,6 +488,17 @@
     var m = f[f.length - 1].v;
     return INT_METHODS[m] === 1 || (CAST_METHODS[m] === 1 && args.some(function (a) { return a.kind === "pos" && dtype(a.value); }));
   };
+  A.mixedAnd = function (toks, scope) {   // Analyzer.mixed_and: a guard `and` another condition; its else is no fallback
+    var parts = [], cur = [], d = 0, or = false, self = this;
+    toks.forEach(function (x) {
+      if (x.t === "OP" && "([{".indexOf(x.v) >= 0) d++;
+      else if (x.t === "OP" && ")]}".indexOf(x.v) >= 0) d--;
+      if (!d && x.t === "NAME" && (x.v === "or" || x.v === "if" || x.v === "lambda")) or = true;
+      if (!d && x.t === "NAME" && x.v === "and") { parts.push(cur); cur = []; } else cur.push(x);
+    });
+    parts.push(cur);
+    return !or && parts.length > 1 && !parts.every(function (p) { return self.isGuardTest(p, scope); });
+  };
   A.isNoGrad = function (toks, scope) {   // torch.no_grad(), torch.inference_mode() (a call, or a bare decorator)
     var e = toks;
     if (e.length && e[e.length - 1].v === ")") {
@@ -1108,7 +1119,7 @@
     if (v === "else" || v === "finally") { this.body(node.body, scope); return; }
     if (v === "if" || v === "elif") {
       var ig = this.isGuardTest(t.slice(1), scope) ? 1 : 0;   // the test, the body and every elif / else after it
-      if (ig) clauses(nodes, idx, ["elif", "else"]).forEach(function (n) { n.guarded = true; });
+      if (ig && !this.mixedAnd(t.slice(1), scope)) clauses(nodes, idx, ["elif", "else"]).forEach(function (n) { n.guarded = true; });
       this.guard += ig;
       try { this.expr(t.slice(1), scope); this.body(node.body, scope); } finally { this.guard -= ig; }
       return;

@@ -423,6 +423,12 @@ class Analyzer:
         return isinstance(f, ast.Attribute) and (f.attr in INT_METHODS or (
             f.attr in CAST_METHODS and any(dtype(a) for a in node.args)))
 
+    def mixed_and(self, test, scope):
+        """A guard and another condition (``hasattr(torch, "xpu") and torch.xpu.is_available()``):
+        its else runs on new releases too, so it is no fallback for old ones."""
+        return (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
+                and not all(self.is_guard_test(v, scope) for v in test.values))
+
     def is_no_grad(self, node, scope):
         """``torch.no_grad()``, ``torch.inference_mode()`` (a call, or a bare decorator)."""
         f = node.func if isinstance(node, ast.Call) else node
@@ -650,11 +656,13 @@ class Analyzer:
             self.body(st.finalbody, scope)
         elif t in (ast.If, ast.While):
             g = 1 if t is ast.If and self.is_guard_test(st.test, scope) else 0   # the test, the body and every else
+            ge = g if not self.mixed_and(st.test, scope) else 0
             self.guard += g
             self.expr(st.test, scope)
             self.body(st.body, scope)
+            self.guard += ge - g
             self.body(st.orelse, scope)
-            self.guard -= g
+            self.guard -= ge
         elif t is ast.Delete:
             for target in st.targets:
                 if isinstance(target, ast.Subscript):
