@@ -510,7 +510,9 @@ def test_check_page_draws_a_few_hundred_places_at_a_time(page, served_site, fact
     grouped = page.locator(".atlas-check-results li[data-places]")
     assert grouped.get_attribute("data-places") == "1000"
     grouped.locator("summary").click()
-    drawn = lambda: grouped.locator("details > ul > li").count()
+    def drawn():
+        return grouped.locator("details > ul > li").count()
+
     first = drawn()
     assert 100 <= first < 1000
     more = grouped.locator("button.atlas-check-more")

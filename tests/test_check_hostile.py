@@ -33,7 +33,7 @@ SAME = {
     "ifs_3000": (nested_ifs(3000), "too many levels of indentation (line 103)", 0),
     "tabs_120": (nested_ifs(120, indent="\t"), "too many levels of indentation (line 103)", 0),
     "one_long_line": ("import torch\nx = [" + "torch.qr(a), " * 3000 + "]\n", None, 3000),
-    "dict_line": ("import torch\nd = {" + ", ".join('"k%d": torch.qr' % i for i in range(3000)) + "}\n", None, 3000),
+    "dict_line": ("import torch\nd = {" + ", ".join(f'"k{i}": torch.qr' for i in range(3000)) + "}\n", None, 3000),
     "clamp_chain": ("import torch\ny = x.float()" + ".clamp(0)" * 300 + "\n", None, 300),
     "flat_ifs": ("import torch\n" + "if x:\n    torch.qr(a)\nelse:\n    pass\n" * 500, None, 500),
     "wide_unicode": ("import torch\n" + "s = '" + "\U0001f600" * 5000 + "'; y = torch.qr(a)\n", None, 1),
@@ -96,7 +96,7 @@ def test_code_past_the_parsers_limit_makes_the_run_incomplete(rules, tmp_path):
 def test_hostile_pastes_split_and_pins(rules, tmp_path):
     """A thousand reports in one paste are a thousand verdicts; a paste whose second report
     blocks exits 2 even when the first is fine; a pin hidden in a long line or a URL is read."""
-    many = "".join("PyTorch version: 2.%d.0\nPython version: 3.12.1\n" % (i % 15) for i in range(1000))
+    many = "".join(f"PyTorch version: 2.{i % 15}.0\nPython version: 3.12.1\n" for i in range(1000))
     assert len(ac.split_pastes(many)) == 1000
     first_ok = ("PyTorch version: 2.4.1\nPython version: 3.12.1\nGPU models and configuration: GPU 0: NVIDIA H100\n"
                 "PyTorch version: 2.4.1\nPython version: 3.8.10\nGPU models and configuration: GPU 0: NVIDIA GeForce GTX 780\n")

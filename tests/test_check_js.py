@@ -102,9 +102,7 @@ def test_corpus_parity(rules):
 
 
 def test_edge_case_parity(rules, tmp_path):
-    from test_check import GUARDS, MATCH_AS_TORCH
-
-    from test_check import CLAMP_INT, NEW_GROUP
+    from test_check import CLAMP_INT, GUARDS, MATCH_AS_TORCH, NEW_GROUP
 
     EDGE["guards.py"], EDGE["as_torch.py"] = GUARDS, MATCH_AS_TORCH
     EDGE.update({"new_group_" + k: v for k, v in NEW_GROUP.items()}, **{"clamp_int.py": CLAMP_INT})
@@ -172,7 +170,7 @@ def test_env_layout_and_multi_paste_parity(rules):
     """The layouts issue 27 added (a GPU placed by series or by nvidia-smi -q's architecture, a
     truncated name, torch's capability warnings, a ROCm GPU by PCI id, lspci) and two reports pasted
     together read the same in both engines, paste by paste, and the page sees them as pastes."""
-    from test_check import TWO_PASTES, COLLECT_ENV
+    from test_check import COLLECT_ENV, TWO_PASTES
 
     pastes = [
         "GPU 0: NVIDIA GeForce GTX 770 (UUID: GPU-1)\nNvidia driver version: 470.256.02\n",
@@ -193,7 +191,7 @@ def test_env_layout_and_multi_paste_parity(rules):
     several = 0
     for job, j in zip(jobs, js["env"]):
         parts = ac.split_pastes(job["text"])
-        reports = j["pastes"] if "pastes" in j else [j]
+        reports = j.get("pastes", [j])
         assert len(reports) == len(parts), job["text"][:60]
         several += len(parts) > 1
         for part, r in zip(parts, reports):

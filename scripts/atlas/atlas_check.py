@@ -413,7 +413,9 @@ class Analyzer:
             return False
         if not isinstance(node, ast.Call):
             return False
-        dtype = lambda v: isinstance(v, (ast.Name, ast.Attribute)) and self.resolve(v, scope) in INT_DTYPES
+        def dtype(v):
+            return isinstance(v, (ast.Name, ast.Attribute)) and self.resolve(v, scope) in INT_DTYPES
+
         if any(k.arg == "dtype" and dtype(k.value) for k in node.keywords):
             return True
         f = node.func

@@ -83,7 +83,7 @@ def words(name: str) -> list[str]:
     return [w for w in re.split(r"[\s\-_/(),]+", name.upper()) if w and w not in ("NVIDIA", "AMD")]
 
 
-def arch_ccs(table: "GpuTable") -> dict[str, list[str]]:
+def arch_ccs(table: GpuTable) -> dict[str, list[str]]:
     """Each NVIDIA architecture's compute capabilities, as far as the table knows them: its first
     one, its listed models' and its series'. Sorted."""
     out: dict[str, set[str]] = {a.name: {a.compute_capability} for a in table.nvidia_architectures}
@@ -116,7 +116,8 @@ class GpuTable(Strict):
         ccs = [tuple(map(int, a.compute_capability.split("."))) for a in self.nvidia_architectures]
         if ccs != sorted(ccs):
             problems.append("nvidia_architectures: not in order of compute capability")
-        cc_of = lambda c: tuple(map(int, c.split("."))) if re.fullmatch(CC[1:-1], c) else None
+        def cc_of(c):
+            return tuple(map(int, c.split("."))) if re.fullmatch(CC[1:-1], c) else None
 
         def in_arch(label, arch, capabilities):
             a = arches.get(arch)

@@ -146,16 +146,18 @@ process.stdout.write(JSON.stringify({median_ms: times[3], first_ms: times[0], ma
     return json.loads(proc.stdout)
 
 
-def timed_child(cmd, stdin_text=None):
-    """(seconds, peak resident MiB, exit code) of one process, from the kernel's own accounting (wait4)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as inp:
-        if stdin_text is not None:
-            inp.write(stdin_text.encode("utf-8"))
-            inp.seek(0)
-        t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdin=inp, stdout=out, stderr=subprocess.DEVNULL)
-        _, status, ru = os.wait4(p.pid, 0)
-        return time.perf_counter() - t0, ru.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+#: starts the measured process from a small one, so its peak memory is its own and not that of a
+#: copy of this (large) process made to start it; prints "exit peak_KiB seconds"
+LAUNCH = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+          "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+          "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.perf_counter() - t)")
+
+
+def timed_child(cmd):
+    """(seconds, peak resident MiB, exit code) of one process, from the kernel's own accounting."""
+    code, kib, dt = subprocess.run([sys.executable, "-c", LAUNCH, *cmd], capture_output=True, text=True,
+                                   check=True).stdout.split()
+    return float(dt), int(kib) / 1024, int(code)
 
 
 def hostile_sizes(rules: dict, rules_file: Path, work: Path) -> list[str]:
