@@ -1,6 +1,6 @@
 """Measure the checker on its corpus (tests/check_cases, issue 19) and print a Markdown table.
 
-  .venv/bin/python scripts/dev/check_eval.py [--half heldout|heldout2|tune|all] [--engine python|js]
+  .venv/bin/python scripts/dev/check_eval.py [--half tune|heldout|heldout2|...|heldout7|all] [--engine python|js]
 
 Code: precision and recall per rule kind, a finding being (line, kind, change) against the
 expectations written beside the code (``# expect: KIND CHANGE``; see tests/check_cases/README.md).
@@ -28,7 +28,7 @@ JS = ROOT / "docs" / "assets" / "atlas-check.js"
 ENV_ITEMS = ac.ENV_CHECKS
 _EXPECT = re.compile(r"#\s*expect:\s*(.+)$")
 #: the corpus halves, in the order they were written; every held-out half was measured once before any change it informed
-HALVES = ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
+HALVES = ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
 
 
 def code_cases(half: str) -> list[dict]:
