@@ -1112,3 +1112,22 @@ def test_sarif_rule_texts_are_in_the_chosen_language(rules, rules_file, tmp_path
         assert d["fullDescription"]["text"] == r["fix"][lang] and r["url"][lang] in d["help"]["text"]
         assert log["runs"][0]["results"][0]["message"]["text"].startswith(r["title"][lang])
     assert len({by_id[d["id"]]["title"][lg] for lg in rules["langs"]}) == len(rules["langs"])   # really four texts
+
+
+def test_a_keyword_only_argument_is_not_filled_by_star_args(rules, tmp_path):
+    """checkpoint(fn, *args) leaves use_reentrant out (it is keyword-only); **kwargs may hold it."""
+    src = ("import torch.utils.checkpoint as cp\n"
+           "y = cp.checkpoint(block, *args)\n"                    # 2: no use_reentrant
+           "z = cp.checkpoint(block, *args, **kw)\n"              # 3: kw may hold it
+           "w = cp.checkpoint(block, *args, use_reentrant=False)\n")
+    found, _ = scan_text(rules, tmp_path, src, frm="2.1", to="2.5")
+    assert [f["line"] for f in found if f["change"] == "22-checkpoint-use-reentrant"] == [2]
+
+
+def test_a_blocked_python_names_the_change_that_dropped_it(rules):
+    """Python 3.8 against 2.7: 2.7 changed nothing about Python, 2.5 dropped 3.8; the row says so."""
+    got = items(rules, "PyTorch version: 2.4.1\nPython version: 3.8.10 (default) [GCC 9.4.0] (64-bit runtime)\n", to="2.7")
+    assert got["python"]["verdict"] == "blocked" and got["python"]["change"] == "25-python38-dropped"
+    assert "/changes/25-python38-dropped/" in got["python"]["url"]
+    ok = items(rules, "PyTorch version: 2.4.1\nPython version: 3.12.1 (main) [GCC 9.4.0] (64-bit runtime)\n", to="2.7")
+    assert ok["python"]["verdict"] == "ok" and ok["python"]["change"] is None   # 2.7 states no Python change

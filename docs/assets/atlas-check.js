@@ -647,7 +647,7 @@
     for (var i = 0; i < args.length; i++) if (args[i].kind === "kw" && args[i].name === keyword) return this.valueState(args[i].value);
     var starred = false, p = 0;
     for (i = 0; i < args.length; i++) {
-      if (args[i].kind === "star") { starred = true; break; }
+      if (args[i].kind === "star") { starred = position !== null && position !== undefined; break; }   // keyword-only: by name
       if (args[i].kind !== "pos") continue;
       if (position !== null && position !== undefined && p === position) return this.valueState(args[i].value);
       p++;
@@ -1550,7 +1550,13 @@
     else if (!facts.python_min || !facts.python_max) item("python", py, "unknown", null, "the atlas has no Python range for " + to);
     else {
       var xy = py.split(".").slice(0, 2).join("."), shown = py + (env.free_threaded ? "t" : "");
-      if (cclt(xy, facts.python_min)) item("python", shown, "blocked", links.python_min, to + " needs Python " + facts.python_min + " or newer");
+      // a blocked row names the change that dropped this Python, in whichever release on the way it was (check_env)
+      var dropped = null;
+      upto.forEach(function (v) {
+        var m = E.releases[v].python_min, c = E.releases[v].links.python_min;
+        if (m && c && !dropped && cclt(xy, m)) dropped = c;
+      });
+      if (cclt(xy, facts.python_min)) item("python", shown, "blocked", dropped || links.python_min, to + " needs Python " + facts.python_min + " or newer");
       else if (cclt(facts.python_max, xy)) item("python", shown, "blocked", links.python_max, to + " has wheels up to Python " + facts.python_max);
       else if (env.free_threaded && facts.python_free_threaded !== null && facts.python_free_threaded.indexOf(xy + "t") < 0) item("python", shown, "blocked", links.python_min, "no free-threaded wheel for " + xy + "t");
       else item("python", shown, "ok", links.python_min);

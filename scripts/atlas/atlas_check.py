@@ -852,10 +852,10 @@ class Analyzer:
         for k in call.keywords:
             if k.arg == keyword:
                 return self.value_state(k.value)
-        starred = False
+        starred = False   # f(*args) can fill a positional parameter; one with no position (use_reentrant) only by name
         for i, a in enumerate(call.args):
             if isinstance(a, ast.Starred):
-                starred = True
+                starred = position is not None
                 break
             if position is not None and i == position:
                 return self.value_state(a)
@@ -1638,8 +1638,13 @@ def check_env(rules, env, to, lang):
     else:
         xy = ".".join(py.split(".")[:2])
         shown = py + ("t" if env["free_threaded"] else "")
+        # a blocked row names the change that dropped this Python, in whichever release on the way it was
+        dropped = next((E["releases"][v]["links"]["python_min"] for v in upto if E["releases"][v]["python_min"]
+                        and E["releases"][v]["links"].get("python_min") and ccv(xy) < ccv(E["releases"][v]["python_min"])),
+                       None)
         if ccv(xy) < ccv(facts["python_min"]):
-            item("python", shown, "blocked", links.get("python_min"), "%s needs Python %s or newer" % (to, facts["python_min"]))
+            item("python", shown, "blocked", dropped or links.get("python_min"),
+                 "%s needs Python %s or newer" % (to, facts["python_min"]))
         elif ccv(xy) > ccv(facts["python_max"]):
             item("python", shown, "blocked", links.get("python_max"), "%s has wheels up to Python %s" % (to, facts["python_max"]))
         elif env["free_threaded"] and facts["python_free_threaded"] is not None and xy + "t" not in facts["python_free_threaded"]:
