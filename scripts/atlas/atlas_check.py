@@ -1252,6 +1252,34 @@ def sarif(rules, findings, skipped, frm, to, lang, root="."):
     }
 
 
+#: the workflow command of each severity (GitHub Actions annotations)
+ANNOTATION = {"breaks": "error", "behavior": "warning", "deprecated": "warning", "deprecated-switch": "warning",
+              "platform": "warning", "guarded": "notice"}
+
+
+def _gh(text, prop=False):
+    """Text escaped for a workflow command: its message, or (``prop``) a property such as file=."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def annotations(findings, skipped, incomplete):
+    """Findings as GitHub workflow commands (``::error file=a.py,line=3,col=5,title=...::message``),
+    which show on a pull request without code scanning; a skipped file that could hold findings is
+    an error on that file."""
+    out = []
+    for f in findings:
+        msg = f["title"] + (". " + (f["guard"] or f["fix"]) if (f["guard"] or f["fix"]) else "") + " " + f["url"]
+        out.append("::%s file=%s,line=%d,col=%d,title=%s::%s\n" % (
+            ANNOTATION[f["severity"]], _gh(f["path"], True), f["line"], f["column"],
+            _gh("atlas-check %s (%s)" % (f["change"] or f["rule"], f["severity"]), True), _gh(msg)))
+    for s in skipped:
+        level = "error" if s in incomplete else "notice"
+        out.append("::%s file=%s,title=%s::%s\n" % (level, _gh(s["path"], True), _gh("atlas-check: not checked", True),
+                                                    _gh(s["reason"])))
+    return "".join(out)
+
+
 # ------------------------------------------------------------------------------ the environment
 def _first(pattern, text, flags=re.M):
     m = re.search(pattern, text, flags)
@@ -1867,7 +1895,8 @@ def _parser():
     c.add_argument("--from", dest="frm", help="torch version you run (default: the project's pin, else the oldest release)")
     c.add_argument("--to", help="torch version you upgrade to (default: the latest release)")
     c.add_argument("--lang", default="en", choices=["en", "zh", "ru", "id"])
-    c.add_argument("--format", default="text", choices=["text", "json", "sarif"])
+    c.add_argument("--format", default="text", choices=["text", "json", "sarif", "github"],
+                   help="github: workflow annotations (::error file=...::), for a repository without code scanning")
     c.add_argument("--fail-on", choices=sorted(FAIL_ON),
                    help="exit 2 when a finding of this severity or worse remains (deprecated: also deprecated "
                         "switches; any: every finding), else 0; without it: 2 breaks, 1 other findings, 0 none")
@@ -1935,6 +1964,8 @@ def main_code(args, rules, parser, out):
     elif args.format == "sarif":
         root = args.paths[0] if os.path.isdir(args.paths[0]) else (os.path.dirname(args.paths[0]) or ".")
         out.write(json.dumps(sarif(rules, findings, skipped, frm, to, args.lang, root), ensure_ascii=False, indent=1) + "\n")
+    elif args.format == "github":
+        out.write(annotations(findings, skipped, incomplete))
     else:
         out.write("%s: torch %s -> %s (from: %s)\n" % (TOOL, frm, to, why))
         if vkey(frm) >= vkey(to):

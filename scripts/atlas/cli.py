@@ -9,6 +9,7 @@
     atlas publish-ids                 add new change ids to the ledger of permanent URLs
     atlas feed stamp|check            when each change last changed (data/updated.yaml)
     atlas check code|env ...          does an upgrade break this code or this machine? (atlas_check.py)
+    atlas checker [--check]           checker/rules.json for the pre-commit hook and the Action (distribution.py)
     atlas clean                       delete the generated pages under docs/
 
 In:  the command line. Out: the command's exit status. Bad data is reported one problem a line,
@@ -161,6 +162,23 @@ def cmd_check(args) -> int:
     return atlas_check.main(args.args)   # bad data is the atlas CLI's error (file: id: field)
 
 
+def cmd_checker(args) -> int:
+    """checker/rules.json, the rules the pre-commit hook and the GitHub Action read (distribution.py)."""
+    from . import distribution
+    from .enrich import enrich
+    from .load import ROOT, load
+    from .rules import build_rules
+    from .validate import validate
+
+    rules = build_rules(enrich(validate(load())))
+    if args.check:
+        why = distribution.stale(rules, ROOT)
+        print(why or f"{distribution.RULES_FILE} matches the data")
+        return 1 if why else 0
+    print(f"wrote {distribution.write(rules, ROOT)}")
+    return 0
+
+
 def cmd_clean(args) -> int:
     from .generated import clean
     from .load import ROOT
@@ -207,6 +225,9 @@ def parser() -> argparse.ArgumentParser:
     p = add("check", cmd_check, "the upgrade check on your code or environment: check code|env ... "
             "(the same as the site's /check/atlas_check.py; `atlas check code --help`)")
     p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARG")
+    p = add("checker", cmd_checker, "write checker/rules.json for the pre-commit hook and the GitHub Action "
+            "(or --check that it matches the data)")
+    p.add_argument("--check", action="store_true")
     add("clean", cmd_clean, "delete the generated pages under docs/")
     return ap
 
