@@ -85,3 +85,24 @@ def test_the_action_step_writes_sarif_and_annotations_and_fails_on_breaks(tmp_pa
     env["ATLAS_TO"] = "2.13"   # nothing between 2.13 and 2.13: passes
     assert subprocess.run(["bash", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300).returncode == 0
+
+
+def test_pip_install_gives_the_atlas_check_command_without_the_site_dependencies(tmp_path):
+    """The wheel of checker/ holds the engine and the rules and needs nothing but Python: a fresh
+    virtualenv gets one package, whose `atlas-check` finds what the engine finds."""
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(dist),
+                    str(ROOT / "checker")], check=True, capture_output=True, text=True, timeout=600)
+    wheel = next(dist.glob("atlas_check-*.whl"))
+    venv = tmp_path / "v"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=600)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
+    subprocess.run([*pip, "install", "--quiet", "--no-index", str(wheel)], check=True, capture_output=True, timeout=600)
+    names = {p["name"].lower() for p in json.loads(subprocess.run([*pip, "list", "--format", "json"], check=True,
+                                                                   capture_output=True, text=True).stdout)}
+    assert "atlas-check" in names and names <= {"atlas-check", "pip", "setuptools"}, names   # no site dependency
+    (tmp_path / "m.py").write_text("import torch\nQ, R = torch.qr(A)\n", encoding="utf-8")
+    run = subprocess.run([str(venv / "bin" / "atlas-check"), "code", "--from", "2.13", "--format", "json",
+                          str(tmp_path / "m.py")], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    assert [f["change"] for f in json.loads(run.stdout)["findings"]] == ["214-remove-qr"]
