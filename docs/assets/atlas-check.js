@@ -1576,24 +1576,22 @@
     else {   // a GPU is judged when every compute capability it may have gets the same verdict
       var rows = env.gpus.map(function (g) { return [g, nvidiaGpu(g, env, E.gpus)]; });
       var found = rows.map(function (x) { return gpuText(x[0], x[1]); }).join(", ");
-      var archs = facts.nvidia_archs, some = function (r, f) { return r.ccs.some(f); }, every = function (r, f) { return r.ccs.every(f); };
-      if (archs && archs.length) {
-        // the GPU code the wheel holds: a GPU runs code of its own major version and an equal or lower minor
-        var runs = function (c) { return gpuRuns(c, archs); };
-        var low = rows.filter(function (x) { return x[1] && !some(x[1], runs); });
-        if (low.length) item("gpu_arch", found, "blocked", links.nvidia_min_arch, "the default wheel of " + to + " holds GPU code for " + archs.join(" ") + ", none that runs on " + low[0][1].ccs.map(function (c) { return "sm_" + c.replace(".", ""); }).join("/"));
+      var archs = facts.nvidia_archs;
+      var judge = function (runs, blocked, mixed) {   // check_env's judge: one verdict for every GPU
+        var low = rows.filter(function (x) { return x[1] && !x[1].ccs.some(runs); });
+        if (low.length) item("gpu_arch", found, "blocked", links.nvidia_min_arch, blocked(low[0][1]));
         else if (rows.some(function (x) { return !x[1]; })) item("gpu_arch", found, "unknown", null, "a GPU model is not in the table");
-        else if (rows.some(function (x) { return !every(x[1], runs); })) item("gpu_arch", found, "unknown", null, "the default wheel of " + to + " runs on some GPUs of this series, not on others");
+        else if (rows.some(function (x) { return !x[1].ccs.every(runs); })) item("gpu_arch", found, "unknown", null, mixed);
         else item("gpu_arch", found, "ok", links.nvidia_min_arch);
-      }
+      };
+      // the GPU code the wheel holds: a GPU runs code of its own major version and an equal or lower minor
+      if (archs && archs.length) judge(function (c) { return gpuRuns(c, archs); },
+        function (r) { return "the default wheel of " + to + " holds GPU code for " + archs.join(" ") + ", none that runs on " + r.ccs.map(function (c) { return "sm_" + c.replace(".", ""); }).join("/"); },
+        "the default wheel of " + to + " runs on some GPUs of this series, not on others");
       else if (facts.nvidia_min_cc === null) item("gpu_arch", found, "unknown", null, "the atlas has no GPU requirement for " + to);
-      else {
-        var enough = function (c) { return !cclt(c, facts.nvidia_min_cc); };
-        if (rows.some(function (x) { return x[1] && !some(x[1], enough); })) item("gpu_arch", found, "blocked", links.nvidia_min_arch, to + " needs " + facts.nvidia_min_arch + " or newer");
-        else if (rows.some(function (x) { return !x[1]; })) item("gpu_arch", found, "unknown", null, "a GPU model is not in the table");
-        else if (rows.some(function (x) { return !every(x[1], enough); })) item("gpu_arch", found, "unknown", null, to + " needs " + facts.nvidia_min_arch + " or newer, which some GPUs of this series are and others are not");
-        else item("gpu_arch", found, "ok", links.nvidia_min_arch);
-      }
+      else judge(function (c) { return !cclt(c, facts.nvidia_min_cc); },
+        function () { return to + " needs " + facts.nvidia_min_arch + " or newer"; },
+        to + " needs " + facts.nvidia_min_arch + " or newer, which some GPUs of this series are and others are not");
     }
     var mac = env.macos;
     if (!mac) item("macos_mps", null, "unknown", null, "no macOS version in the paste");

@@ -1666,11 +1666,11 @@ def check_env(rules, env, to, lang):
     else:
         xy = ".".join(py.split(".")[:2])
         shown = py + ("t" if env["free_threaded"] else "")
-        # a blocked row names the change that dropped this Python, in whichever release on the way it was
-        dropped = next((E["releases"][v]["links"]["python_min"] for v in upto if E["releases"][v]["python_min"]
-                        and E["releases"][v]["links"].get("python_min") and ccv(xy) < ccv(E["releases"][v]["python_min"])),
-                       None)
         if ccv(xy) < ccv(facts["python_min"]):
+            # the row names the change that dropped this Python, in whichever release on the way it was
+            dropped = next((E["releases"][v]["links"]["python_min"] for v in upto if E["releases"][v]["python_min"]
+                            and E["releases"][v]["links"].get("python_min")
+                            and ccv(xy) < ccv(E["releases"][v]["python_min"])), None)
             item("python", shown, "blocked", dropped or links.get("python_min"),
                  "%s needs Python %s or newer" % (to, facts["python_min"]))
         elif ccv(xy) > ccv(facts["python_max"]):
@@ -1701,38 +1701,34 @@ def check_env(rules, env, to, lang):
         rows = [(g, nvidia_gpu(g, env, E["gpus"])) for g in gpus]
         found = ", ".join(gpu_text(g, r) for g, r in rows)
         archs = facts.get("nvidia_archs")
+
+        def judge(runs, blocked, mixed):
+            """One verdict for every GPU: blocked when one runs on none of the capabilities it may
+            have, ok when each runs on all of them."""
+            low = [r for _, r in rows if r and not any(runs(c) for c in r["ccs"])]
+            if low:
+                item("gpu_arch", found, "blocked", links.get("nvidia_min_arch"), blocked(low[0]))
+            elif any(r is None for _, r in rows):
+                item("gpu_arch", found, "unknown", note="a GPU model is not in the table")
+            elif any(not all(runs(c) for c in r["ccs"]) for _, r in rows):
+                item("gpu_arch", found, "unknown", note=mixed)
+            else:
+                item("gpu_arch", found, "ok", links.get("nvidia_min_arch"))
+
         if archs:
             # the GPU code the wheel holds (torch.cuda.get_arch_list()): a GPU runs code built for
             # its own major version and an equal or lower minor (sm_60 code runs on sm_61)
-            def runs(r):
-                return [gpu_runs(c, archs) for c in r["ccs"]]
-            low = [r for g, r in rows if r and not any(runs(r))]
-            if low:
-                item("gpu_arch", found, "blocked", links.get("nvidia_min_arch"),
-                     "the default wheel of %s holds GPU code for %s, none that runs on %s"
-                     % (to, " ".join(archs), "/".join("sm_" + c.replace(".", "") for c in low[0]["ccs"])))
-            elif any(r is None for _, r in rows):
-                item("gpu_arch", found, "unknown", note="a GPU model is not in the table")
-            elif any(not all(runs(r)) for _, r in rows):
-                item("gpu_arch", found, "unknown", note="the default wheel of %s runs on some GPUs of this series, "
-                     "not on others" % to)
-            else:
-                item("gpu_arch", found, "ok", links.get("nvidia_min_arch"))
+            judge(lambda c: gpu_runs(c, archs),
+                  lambda r: "the default wheel of %s holds GPU code for %s, none that runs on %s"
+                  % (to, " ".join(archs), "/".join("sm_" + c.replace(".", "") for c in r["ccs"])),
+                  "the default wheel of %s runs on some GPUs of this series, not on others" % to)
         elif facts["nvidia_min_cc"] is None:
             item("gpu_arch", found, "unknown", note="the atlas has no GPU requirement for %s" % to)
         else:
-            def new_enough(r):
-                return [ccv(c) >= ccv(facts["nvidia_min_cc"]) for c in r["ccs"]]
-            if any(r and not any(new_enough(r)) for _, r in rows):
-                item("gpu_arch", found, "blocked", links.get("nvidia_min_arch"),
-                     "%s needs %s or newer" % (to, facts["nvidia_min_arch"]))
-            elif any(r is None for _, r in rows):
-                item("gpu_arch", found, "unknown", note="a GPU model is not in the table")
-            elif any(not all(new_enough(r)) for _, r in rows):
-                item("gpu_arch", found, "unknown", note="%s needs %s or newer, which some GPUs of this series are "
-                     "and others are not" % (to, facts["nvidia_min_arch"]))
-            else:
-                item("gpu_arch", found, "ok", links.get("nvidia_min_arch"))
+            judge(lambda c: ccv(c) >= ccv(facts["nvidia_min_cc"]),
+                  lambda r: "%s needs %s or newer" % (to, facts["nvidia_min_arch"]),
+                  "%s needs %s or newer, which some GPUs of this series are and others are not"
+                  % (to, facts["nvidia_min_arch"]))
     # macOS for MPS
     mac = env["macos"]
     if not mac:
