@@ -1,23 +1,16 @@
 #!/usr/bin/env python3
-"""atlas-check from a clone of this repository (pre-commit, the GitHub Action): the engine in
-scripts/atlas/atlas_check.py with the rules in checker/rules.json; Python 3.9+, standard library
-only. Arguments are atlas_check.py's (`hook.py code --from 2.4 --to 2.15 FILE...`)."""
-import importlib.util
+"""atlas-check from a clone of this repository (pre-commit, the GitHub Action): the package in
+checker/atlascheck, which finds the engine and the rules in the clone. Python 3.9+, standard
+library only. Arguments are atlas_check.py's (`hook.py code --from 2.4 --to 2.15 FILE...`)."""
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ENGINE = os.path.join(HERE, "..", "scripts", "atlas", "atlas_check.py")
-RULES = os.path.join(HERE, "rules.json")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import atlascheck  # noqa: E402
 
 
 def main(argv):
-    spec = importlib.util.spec_from_file_location("atlas_check", ENGINE)
-    engine = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(engine)
-    if "--rules" not in argv:
-        argv = ["--rules", RULES] + argv
-    return engine.run(argv)   # exit codes as documented: 0 ok, 1 notes only, 2 breaks, 3 usage, 4 crash, 5 incomplete
+    return atlascheck.main(argv)
 
 
 if __name__ == "__main__":

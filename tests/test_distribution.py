@@ -94,6 +94,7 @@ def test_pip_install_gives_the_atlas_check_command_without_the_site_dependencies
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(dist),
                     str(ROOT / "checker")], check=True, capture_output=True, text=True, timeout=600)
     wheel = next(dist.glob("atlas_check-*.whl"))
+    assert not (ROOT / "checker" / "atlascheck" / "engine.py").exists()   # the build's copies are gone: a clone runs the live engine
     venv = tmp_path / "v"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=600)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
