@@ -77,6 +77,22 @@ def atlas(factbase):
     return kept(enrich(factbase))
 
 
+@pytest.fixture(scope="module")
+def rules(atlas):
+    """The checker's rules built from the real data (one copy per test module: some change it)."""
+    from atlas.rules import build_rules
+    return build_rules(atlas)
+
+
+@pytest.fixture(scope="module")
+def rules_file(rules, tmp_path_factory):
+    """Those rules as a --rules file."""
+    from atlas.rules import rules_json
+    p = tmp_path_factory.mktemp("rules") / "rules.json"
+    p.write_text(rules_json(rules), encoding="utf-8")
+    return str(p)
+
+
 @pytest.fixture(scope="session")
 def real_pages(atlas) -> dict[str, dict[str, str]]:
     """Every generated page of every language, rendered in memory: {lang: {"<lang>/<path>.md": Markdown}}."""

@@ -27,11 +27,6 @@ CHECKER = ROOT / "scripts" / "atlas" / "atlas_check.py"
 PY39 = Path("/root/.pyenv/versions/3.9.18/bin/python3.9")
 
 
-@pytest.fixture(scope="module")
-def rules(atlas):
-    return build_rules(atlas)
-
-
 def scan_text(rules, tmp_path, src, frm="2.13", to="2.15", name="t.py"):
     p = tmp_path / name
     p.write_text(src, encoding="utf-8")
@@ -236,13 +231,6 @@ def run_cli(*args, cwd=None, stdin=None):
                           input=stdin, timeout=300)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
-
-
-@pytest.fixture(scope="module")
-def rules_file(rules, tmp_path_factory):
-    p = tmp_path_factory.mktemp("rules") / "rules.json"
-    p.write_text(rules_json(rules), encoding="utf-8")
-    return str(p)
 
 
 def test_exit_codes_and_text(rules_file, tmp_path):
@@ -859,18 +847,18 @@ def test_text_output_says_a_repeated_note_once_json_keeps_every_place(rules_file
 
 
 def test_a_run_that_could_not_read_a_file_is_incomplete(rules_file, tmp_path):
-    """A FIFO is never opened, a notebook is reported, a path given twice is read once, and a
+    """A FIFO is never opened, a file that is no notebook is reported, a path given twice is read once, and a
     file that could hold findings but was skipped makes the run incomplete (exit 5) unless
     --allow-skipped."""
     import os as _os
     (tmp_path / "a.py").write_text("import torch\ntorch.qr(a)\n", encoding="utf-8")
     _os.mkfifo(tmp_path / "pipe.py")
-    (tmp_path / "nb.ipynb").write_text('{"cells": []}', encoding="utf-8")
+    (tmp_path / "nb.ipynb").write_text('{"cells": 3}', encoding="utf-8")
     (tmp_path / "big.py").write_text("x = 1\n" * 1000000, encoding="utf-8")   # 6 MB
     p = run_cli("--rules", rules_file, "code", "--from", "2.13", "--format", "json", str(tmp_path), str(tmp_path / "a.py"))
     out = json.loads(p.stdout)
     reasons = {_os.path.basename(s["path"]): s["reason"] for s in out["skipped"]}
-    assert reasons["pipe.py"].startswith("not a regular file") and reasons["nb.ipynb"].startswith("a notebook")
+    assert reasons["pipe.py"].startswith("not a regular file") and reasons["nb.ipynb"].startswith("not a notebook")
     assert reasons["big.py"].startswith("larger than 5 MB")
     assert len(out["findings"]) == 1 and out["stats"]["incomplete"] is True and p.returncode == 5
     text = run_cli("--rules", rules_file, "code", "--from", "2.13", str(tmp_path)).stdout

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from atlas import atlas_check as ac
-from atlas.rules import build_rules
 from dev import check_eval as ev
 
 CHECKER = Path(ac.__file__)
@@ -38,11 +37,6 @@ SAME = {
     "flat_ifs": ("import torch\n" + "if x:\n    torch.qr(a)\nelse:\n    pass\n" * 500, None, 500),
     "wide_unicode": ("import torch\n" + "s = '" + "\U0001f600" * 5000 + "'; y = torch.qr(a)\n", None, 1),
 }
-
-
-@pytest.fixture(scope="module")
-def rules(atlas):
-    return build_rules(atlas)
 
 
 def py_result(rules, tmp_path, name, src):

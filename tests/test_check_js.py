@@ -8,7 +8,6 @@ import shutil
 import pytest
 
 from atlas import atlas_check as ac
-from atlas.rules import build_rules
 from dev import check_eval as ev
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is needed for the JS engine")
@@ -67,11 +66,6 @@ EDGE = {
         "def f(type):\n    return type(b).__name__ == 'ProcessGroupNCCL'\n"   # 9: type is a parameter
         "z = 'ProcessGroupNCCL' == type(b).__name__\n"),              # 10: the class name on the left is not read
 }
-
-
-@pytest.fixture(scope="module")
-def rules(atlas):
-    return build_rules(atlas)
 
 
 def py_code(rules, path, frm, to):

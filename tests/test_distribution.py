@@ -10,18 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import yaml
 
 from atlas import distribution
-from atlas.rules import build_rules
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def rules(atlas):
-    return build_rules(atlas)
 
 
 def test_the_rules_file_the_hook_and_the_action_read_matches_the_data(rules, tmp_path):

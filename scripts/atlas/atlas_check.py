@@ -286,10 +286,11 @@ def env_match(s, var):
 
 
 class Scope:
-    __slots__ = ("kind", "names", "parent", "stars", "imported", "kwdicts", "ints")
+    __slots__ = ("kind", "names", "parent", "stars", "imported", "kwdicts", "ints", "origins")
 
     def __init__(self, kind, parent):
         self.kind, self.names, self.parent, self.stars, self.imported = kind, {}, parent, [], set()
+        self.origins = {}   # name -> (import statement, alias) that bound it (--fix rewrites the statement)
         self.ints = set()   # names last assigned an integer tensor (INT_DTYPES)
         #: name -> [(key, line, col)] of a dict literal or dict(...) bound to it, for `f(**name)`
         self.kwdicts = {}
@@ -364,6 +365,11 @@ class Analyzer:
         self.doc = set()      # id() of the string nodes that are messages
         self.inits = []       # (setter, arg state) of the calls that set an argument others inherit (SETTERS)
         self.pending = []     # (finding index, rule, call) whose argument is inherited: settled after the walk
+        #: --fix: where each finding of a rule with ``rewrites`` is (``site``), read by ``plan_fixes``
+        self.fixing = False
+        self.sites = []
+        self.calls = {}       # id(func node) -> its Call
+        self.decos = set()    # id() of decorator expressions
 
     # --- positions ---
     def col(self, line, byte_col):
@@ -442,8 +448,29 @@ class Analyzer:
         return any(isinstance(n, ast.Name) and n.id in names or isinstance(n, ast.Attribute) and n.attr in names
                    for h in handlers if h.type is not None for n in ast.walk(h.type))
 
-    def emit_node(self, rule, node, api):
-        return self.emit(rule, node.lineno, node.col_offset, api)
+    def emit_node(self, rule, node, api, scope=None):
+        done = self.emit(rule, node.lineno, node.col_offset, api)
+        if done and self.fixing and rule.get("rewrites"):
+            self.site(rule, api, node, scope)
+        return done
+
+    def site(self, rule, api, node, scope, call=None):
+        """Record where a finding --fix may rewrite is: the node, the call it is the function of
+        (or ``call``), the resolved prefixes of an attribute chain and what bound its root name."""
+        chain, root = [], node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+            chain.append((root, self.resolve(root, scope) if scope is not None else None))
+        origin = self.origin(root.id, scope) if isinstance(root, ast.Name) and scope is not None else None
+        self.sites.append({"finding": self.findings[-1], "rule": rule, "api": api, "node": node,
+                           "call": call or self.calls.get(id(node)),
+                           "deco": id(node) in self.decos, "chain": chain, "origin": origin,
+                           "guard": self.guard > 0, "fstring": self.at is not None,
+                           "q": self.resolve(node, scope) if scope is not None else None})
+
+    def origin(self, name, scope):
+        s = self.bound_in(name, scope)
+        return s.origins.get(name) if s else None
 
     def emit_attr(self, rule, node, api):
         self.emit(rule, node.end_lineno, node.end_col_offset - len(node.attr.encode("utf-8")), api)
@@ -466,12 +493,16 @@ class Analyzer:
             return "builtins." + name
         return None
 
-    def bind(self, scope, name, qual, imported=False, value=None):
+    def bind(self, scope, name, qual, imported=False, value=None, origin=None):
         if name in scope.imported and not imported and (self.in_except or (isinstance(value, ast.Constant) and value.value is None)):
             return
         if imported and self.in_except and name in scope.imported:
             return
         scope.names[name] = qual
+        if origin is not None:
+            scope.origins[name] = origin
+        else:
+            scope.origins.pop(name, None)
         scope.kwdicts.pop(name, None)
         scope.ints.discard(name)
         if imported:
@@ -490,14 +521,20 @@ class Analyzer:
             return [(k.arg, k.lineno, k.col_offset) for k in value.keywords]
         return None
 
-    def kwdict(self, name, scope):
-        """The keys of the dict bound to ``name`` where it resolves (see ``Scope.kwdicts``)."""
+    @staticmethod
+    def bound_in(name, scope):
+        """The scope where ``name`` resolves, or None."""
         s = scope
         while s is not None:
             if name in s.names:
-                return s.kwdicts.get(name)
+                return s
             s = s.parent
         return None
+
+    def kwdict(self, name, scope):
+        """The keys of the dict bound to ``name`` where it resolves (see ``Scope.kwdicts``)."""
+        s = self.bound_in(name, scope)
+        return s.kwdicts.get(name) if s else None
 
     def resolve(self, node, scope):
         """The dotted name an expression stands for, or None."""
@@ -517,10 +554,10 @@ class Analyzer:
                 return base + "." + a1.value if base else None
         return None
 
-    def check_name(self, q, node):
+    def check_name(self, q, node, scope=None):
         for t, r in self.ix.name:
             if q == t or q.startswith(t + "."):
-                self.emit_node(r, node, t)
+                self.emit_node(r, node, t, scope)
 
     # --- statements ---
     def run(self, tree):
@@ -558,9 +595,9 @@ class Analyzer:
             return   # a string on its own (a docstring, quoted-out code) is documentation, not a use
         if t is ast.Import:
             for a in st.names:
-                self.check_name(a.name, st)
+                self.check_name(a.name, st, scope)
                 if a.asname:
-                    self.bind(scope, a.asname, a.name, imported=True)
+                    self.bind(scope, a.asname, a.name, imported=True, origin=(st, a))
                 else:
                     head = a.name.split(".")[0]
                     self.bind(scope, head, head, imported=True)
@@ -574,10 +611,11 @@ class Analyzer:
                     scope.stars.append(st.module)
                     continue
                 q = st.module + "." + a.name
-                self.check_name(q, st)
-                self.bind(scope, a.asname or a.name, q, imported=True)
+                self.check_name(q, st, scope)
+                self.bind(scope, a.asname or a.name, q, imported=True, origin=(st, a))
         elif t in (ast.FunctionDef, ast.AsyncFunctionDef):
             for d in st.decorator_list:
+                self.decos.add(id(d))
                 self.decorator(d, scope)
                 self.expr(d, scope)
             self.arguments(st.args, scope)
@@ -725,7 +763,7 @@ class Analyzer:
             if self.ix.name:
                 q = self.lookup(node.id, scope)
                 if q:
-                    self.check_name(q, node)
+                    self.check_name(q, node, scope)
         elif t is ast.Attribute:
             self.chain(node, scope)
         elif t is ast.Call:
@@ -836,7 +874,7 @@ class Analyzer:
             inner = inner.value
         q = self.resolve(node, scope) if self.ix.name else None
         if q:
-            self.check_name(q, node)
+            self.check_name(q, node, scope)
         if not isinstance(inner, ast.Name):
             self.expr(inner, scope)
 
@@ -902,7 +940,7 @@ class Analyzer:
             for r in self.ix.call.get(q, ()):
                 if r.get("grad_only") and node.args and self.is_int(node.args[0], scope):
                     continue   # torch.clamp(idx.long(), ...): no gradient to change
-                if self.args_match(node, r.get("args") or []) and self.emit_node(r, node, q) and q in INHERITS:
+                if self.args_match(node, r.get("args") or []) and self.emit_node(r, node, q, scope) and q in INHERITS:
                     kw = INHERITS[q][0]
                     c = next((c for c in r.get("args") or [] if c["keyword"] == kw), None)
                     if c and self.arg_state(node, kw, c.get("position"))[0] == "missing":
@@ -910,7 +948,9 @@ class Analyzer:
             for r in self.ix.param.get(q, ()):
                 for k in node.keywords:
                     if k.arg == r["keyword"]:
-                        self.emit(r, k.lineno, k.col_offset, "%s(%s=)" % (q, r["keyword"]))
+                        if self.emit(r, k.lineno, k.col_offset, "%s(%s=)" % (q, r["keyword"])) and self.fixing \
+                                and r.get("rewrites"):
+                            self.site(r, q, func, scope, call=node)
                     elif k.arg is None and isinstance(k.value, ast.Name):   # f(**opts), opts = dict(use_cuda=...)
                         for key, line, col in self.kwdict(k.value.id, scope) or ():
                             if key == r["keyword"]:
@@ -957,6 +997,7 @@ class Analyzer:
             for r in self.ix.env:
                 if k.arg == r["target"]:
                     self.emit(r, k.lineno, k.col_offset, r["target"])
+        self.calls[id(func)] = node
         self.expr(func, scope)
         for a in node.args:
             self.expr(a, scope)
@@ -1090,12 +1131,82 @@ def iter_files(paths, unread=None):
                                  and not os.path.exists(os.path.join(root, d, "pyvenv.cfg")))
                 for f in sorted(files):
                     full = os.path.join(root, f)
-                    if f.endswith((".py", ".pyw")) and once(full):
+                    if f.endswith((".py", ".pyw", ".ipynb")) and once(full):
                         yield full
-                    elif f.endswith(".ipynb") and unread is not None and once(full):
-                        unread.append((full, "a notebook: not read (export it with `jupyter nbconvert --to script`)"))
         elif once(p):
             yield p
+
+
+#: a line of IPython, not Python: a magic (%time, %%bash) or a shell escape (!pip)
+_MAGIC = re.compile(r"^([ \t]*)[%!]", re.M)
+
+
+class Notebook:
+    """A notebook's code cells as one script (imports in one cell serve the next), same offsets
+    as each cell: a magic line's ``%``/``!`` becomes ``#``, a cell that does not parse (``%%bash``)
+    becomes spaces. ``cell_of(line)`` maps a script line to (cell number, line in it)."""
+
+    def __init__(self, text):
+        nb = json.loads(text)
+        if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+            raise ValueError("no cells")
+        self.nb, self.text = nb, text
+        self.cells = []   # (cell index, start offset in the script, source text)
+        parts, at = [], 0
+        for i, c in enumerate(nb["cells"]):
+            if not isinstance(c, dict) or c.get("cell_type") != "code":
+                continue
+            src = c.get("source", "")
+            src = "".join(src) if isinstance(src, list) else str(src)
+            py = _MAGIC.sub(lambda m: m.group(1) + "#", src)
+            try:
+                ast.parse(py)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                py = re.sub(r"[^\n]", " ", src)
+            self.cells.append((i, at, src))
+            parts.append(py)
+            at += len(py) + 1
+        self.script = "\n".join(parts)
+        self.first_line = []
+        line = 1
+        for _, _, src in self.cells:
+            self.first_line.append(line)
+            line += src.count("\n") + 1
+
+    def cell_of(self, line):
+        import bisect
+        k = bisect.bisect_right(self.first_line, line) - 1
+        return self.cells[k][0] + 1, line - self.first_line[k] + 1
+
+    def with_edits(self, edits):
+        """The notebook's JSON text with script edits applied cell by cell, written the way it was
+        read (indent, key order, ASCII escapes); None when its layout cannot be reproduced."""
+        layout = None
+        for indent in (1, 2, 4, None):
+            for sort in (True, False):
+                for ascii_ in (False, True):
+                    dumped = json.dumps(self.nb, indent=indent, sort_keys=sort, ensure_ascii=ascii_)
+                    if dumped == self.text.rstrip("\n") and self.text[len(dumped):].strip("\n") == "":
+                        layout = (indent, sort, ascii_, self.text[len(dumped):])
+                        break
+                if layout:
+                    break
+            if layout:
+                break
+        if layout is None:
+            return None
+        nb = json.loads(self.text)
+        for i, start, src in self.cells:
+            end = start + len(src)
+            mine = [e for e in edits if start <= (e[1] if e[0] == "at" else e[1][0]) <= end]
+            if not mine:
+                continue
+            shifted = [(e[0], e[1] - start, e[2]) if e[0] == "at" else (e[0], (e[1][0] - start, e[1][1] - start), e[2])
+                       for e in mine]
+            new = apply_edits(src, shifted)
+            old = nb["cells"][i].get("source", "")
+            nb["cells"][i]["source"] = new.splitlines(True) if isinstance(old, list) else new
+        return json.dumps(nb, indent=layout[0], sort_keys=layout[1], ensure_ascii=layout[2]) + layout[3]
 
 
 def guard_note(rule):
@@ -1137,6 +1248,14 @@ def scan(rules, paths, frm, to, lang):
         if text is None:
             skipped.append({"path": shown, "reason": reason})
             continue
+        nb = None
+        if path.endswith(".ipynb"):
+            try:
+                nb = Notebook(text)
+            except (ValueError, TypeError, AttributeError) as exc:
+                skipped.append({"path": shown, "reason": "not a notebook: %s" % exc})
+                continue
+            text = nb.script
         files += 1
         lines += text.count("\n") + (0 if text.endswith("\n") or not text else 1)
         try:
@@ -1156,6 +1275,8 @@ def scan(rules, paths, frm, to, lang):
             k = (d["rule"], d["api"], stripped[f[0]])
             seen[k] = seen.get(k, 0) + 1
             d["fingerprint"] = fingerprint(shown, d["rule"], d["api"], stripped[f[0]], seen[k], hashed)
+            if nb is not None:
+                d["cell"], d["line"] = nb.cell_of(f[0])
             findings.append(d)
     skipped += [{"path": printable(os.path.normpath(u).replace(os.sep, "/")), "reason": why} for u, why in unread]
     return findings, skipped, {"files": files, "lines": lines, "rules": len(index.severity), "ignored": ignored}
@@ -1278,6 +1399,502 @@ def annotations(findings, skipped, incomplete):
         out.append("::%s file=%s,title=%s::%s\n" % (level, _gh(s["path"], True), _gh("atlas-check: not checked", True),
                                                     _gh(s["reason"])))
     return "".join(out)
+
+
+# ------------------------------------------------------------------------------ fixes (--fix, --diff)
+#: why a fix is left to a person; the text output says it with the suggestion
+NEEDS_PERSON = "the safe choice needs a person"
+
+
+class Text:
+    """Offsets into one file's text from ast positions (1-based lines, UTF-8 byte columns)."""
+
+    def __init__(self, text):
+        self.text = text
+        self.starts, at = [], 0
+        for line in text.split("\n"):
+            self.starts.append(at)
+            at += len(line) + 1
+        self.lines = text.split("\n")
+
+    def off(self, line, byte_col):
+        s = self.lines[line - 1]
+        return self.starts[line - 1] + (byte_col if s.isascii() else len(s.encode("utf-8")[:byte_col].decode("utf-8", "ignore")))
+
+    def start(self, node):
+        return self.off(node.lineno, node.col_offset)
+
+    def end(self, node):
+        return self.off(node.end_lineno, node.end_col_offset)
+
+    def line_of(self, off):
+        import bisect
+        return bisect.bisect_right(self.starts, off)
+
+
+def window_of(rules, frm, to):
+    """The releases code must run on: every one from --from to --to."""
+    return [v for v in rules["releases"] if vkey(frm) <= vkey(v) <= vkey(to)]
+
+
+def _unsafe(spec, name, window, keywords=()):
+    """Why writing ``name`` (and passing ``keywords`` to the new callable, or reading the dotted
+    attributes among them) is not version-safe in some release of ``window``, or None."""
+    ok = spec["safe_in"].get(name)
+    if ok is None:
+        return "no runtime lock shows %s resolving" % name
+    miss = [v for v in window if v not in ok]
+    if miss:
+        return "%s does not resolve in torch %s" % (name, ", ".join(miss))
+    for k in keywords:   # a keyword it passes, or a dotted attribute it reads (``torch.Tensor.mH``)
+        if "." in k:
+            why = _unsafe(spec, k, window)
+            if why:
+                return why
+            continue
+        acc = spec["accepts"].get(k, [])
+        miss = [v for v in window if v not in acc]
+        if miss:
+            return "%s(%s=) is not proven in torch %s" % (spec["new"], k, ", ".join(miss))
+    return None
+
+
+def _literal(v):
+    """The Python spelling of a literal argument (``True``, ``'cuda'``, ``-1``), or None."""
+    if isinstance(v, ast.Constant):
+        return repr(v.value)
+    if isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.USub) and isinstance(v.operand, ast.Constant):
+        return "-" + repr(v.operand.value)
+    return None
+
+
+def _open_paren(tx, call):
+    """The offset just after a call's ``(``."""
+    i = tx.end(call.func)
+    m = re.compile(r"\s*\(").match(tx.text, i)
+    return m.end() if m else None
+
+
+def call_edits(tx, spec, call, deco):
+    """(edits, keywords written, why not) for reshaping one use of ``spec``'s old name. ``call`` is
+    the Call the use is the function of (None: a bare use; ``deco``: it is a decorator)."""
+    adds = list(spec["args"]), list(spec["keywords"])
+    if call is None:
+        if not (adds[0] or adds[1]) or spec["bare"] == "keep":
+            return [], [], None
+        if spec["bare"] == "call" and deco:
+            return ([("ins", None, "(" + ", ".join(adds[0] + adds[1]) + ")")], _kw_names(adds[1]), None)
+        return None, [], "a bare use (not a call): the arguments it needs cannot be added"
+    items = sorted(list(call.args) + list(call.keywords), key=lambda n: (n.lineno, n.col_offset))
+    starred = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+    if spec["positional"] == "suggest" and call.args:
+        return None, [], "positional arguments would shift"
+    if starred and (spec["map"] or adds[0]):
+        return None, [], "*args or **kwargs: the arguments cannot be told apart"
+    edits, written, drops, reads = [], _kw_names(adds[1]), [], []
+    for kw, m in spec["map"].items():
+        node = next((k.value for k in call.keywords if k.arg == kw), None)
+        item = next((k for k in call.keywords if k.arg == kw), None)
+        if item is None and m["position"] is not None and m["position"] < len(call.args):
+            item = node = call.args[m["position"]]
+        if item is None:
+            continue
+        act = m["values"].get(_literal(node) or "")
+        if act is None:
+            return None, [], "%s=%s: only a literal the data knows can be rewritten" % (kw, ast.unparse(node) if hasattr(ast, "unparse") else "...")
+        if act.get("suffix"):
+            edits.append(("at", tx.end(call), act["suffix"]))
+            reads.append("torch.Tensor" + act["suffix"])
+        if act.get("drop"):
+            drops.append(items.index(item))
+        else:
+            edits.append(("span", (tx.start(item), tx.end(item)), act["text"]))
+            written += _kw_names([act["text"]])
+    if len(drops) > 1:
+        return None, [], "more than one argument to drop"
+    for i in drops:
+        if i > 0:
+            span = (tx.end(items[i - 1]), tx.end(items[i]))
+        elif len(items) > 1:
+            span = (tx.start(items[i]), tx.start(items[i + 1]))
+        else:
+            m = re.compile(r"\s*,").match(tx.text, tx.end(items[i]))
+            span = (tx.start(items[i]), m.end() if m else tx.end(items[i]))
+        edits.append(("span", span, ""))
+    have = {k.arg for k in call.keywords}
+    new_kws = [k for k in adds[1] if _kw_names([k])[0] not in have]
+    left = len(items) - len(drops)
+    opener = _open_paren(tx, call)
+    if opener is None:
+        return None, [], "the call's parenthesis is not next to its name"
+    if adds[0]:
+        edits.append(("at", opener, ", ".join(adds[0]) + (", " if left or new_kws else "")))
+    if new_kws:
+        kept = [n for j, n in enumerate(items) if j not in drops]
+        if kept:
+            edits.append(("at", tx.end(kept[-1]), ", " + ", ".join(new_kws)))
+        elif not adds[0]:
+            edits.append(("at", opener, ", ".join(new_kws)))
+        else:
+            edits[-1] = ("at", opener, ", ".join(adds[0] + new_kws))
+    return edits, written + reads, None
+
+
+def _kw_names(texts):
+    return [t.split("=", 1)[0].strip() for t in texts]
+
+
+def _tokens(tx, st):
+    """The NAME and OP tokens of an import statement, with absolute offsets."""
+    seg_start, seg_end = tx.start(st), tx.end(st)
+    seg = tx.text[seg_start:seg_end]
+    sub = Text(seg)
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(seg).readline):
+        if tok.type in (tokenize.NAME, tokenize.OP):
+            (l1, c1), (l2, c2) = tok.start, tok.end
+            a = seg_start + sub.starts[l1 - 1] + c1
+            b = seg_start + sub.starts[l2 - 1] + c2
+            out.append((tok.string, a, b))
+    return out
+
+
+def _dotted_spans(toks):
+    """[(dotted name, start, end)] of the names in ``toks`` (a.b.c joined across ``.``)."""
+    out, cur = [], None
+    for s, a, b in toks:
+        if cur is not None and s == ".":
+            cur[0] += "."
+            cur[2] = b
+        elif cur is not None and cur[0].endswith(".") and s.isidentifier():
+            cur[0] += s
+            cur[2] = b
+        else:
+            if cur is not None:
+                out.append(tuple(cur))
+            cur = [s, a, b] if s.isidentifier() else None
+    if cur is not None:
+        out.append(tuple(cur))
+    return out
+
+
+def import_edits(tx, st, specs_of, window):
+    """(edits, why not) for an import statement whose names move: ``specs_of(q)`` gives
+    (target, spec) of the rewrite for the dotted name ``q``, or None."""
+    toks = _tokens(tx, st)
+    if isinstance(st, ast.ImportFrom):
+        if st.level or not st.module:
+            return None, "a relative import"
+        kw = next(i for i, t in enumerate(toks) if t[0] == "import")
+        mod = [d for d in _dotted_spans(toks[1:kw]) if d[0] == st.module]
+        if not mod:
+            return None, "the module's name is split across lines"
+        parents = set()
+        for a in st.names:
+            if a.name == "*":
+                return None, "a star import"
+            q = st.module + "." + a.name
+            got = specs_of(q)
+            if got is None:
+                return None, "%s does not move with the others: split the import" % a.name
+            t, spec = got
+            if spec["apply"] == "never":
+                return None, NEEDS_PERSON
+            new = spec["new"] + q[len(t):]
+            parent, _, last = new.rpartition(".")
+            if last != a.name:
+                return None, "%s is named %s at its new place" % (q, new)
+            why = _unsafe(spec, new, window)
+            if why:
+                return None, why
+            parents.add(parent)
+        if len(parents) != 1:
+            return None, "the names move to different modules: split the import"
+        return [("span", (mod[0][1], mod[0][2]), parents.pop())], None
+    edits = []
+    names = [d for d in _dotted_spans(toks[1:]) if d[0] not in ("as",)]
+    for a in st.names:
+        got = specs_of(a.name)
+        if got is None:
+            continue
+        t, spec = got
+        new = spec["new"] + a.name[len(t):]
+        why = _unsafe(spec, new, window)
+        if why:
+            return None, why
+        span = next((d for d in names if d[0] == a.name), None)
+        if span is None:
+            return None, "the module's name is split across lines"
+        edits.append(("span", (span[1], span[2]), new))
+    return edits, None
+
+
+def _bound(origin):
+    """The dotted name an import binds: ``from m import n`` -> m.n, ``import m.x as y`` -> m.x."""
+    st, alias = origin
+    return st.module + "." + alias.name if isinstance(st, ast.ImportFrom) and st.module else alias.name
+
+
+def plan_fixes(tx, sites, window):
+    """[unit] for one file: each unit is the edits that fix one use (or one import statement),
+    applied all together or not at all: {"edits", "ok", "why", "site", "rule"}; a use whose
+    import must move too is tied to that import's unit ("parent"): both or neither."""
+    units, by_import = [], {}
+
+    def specs_of(q):
+        for s in sites:
+            for t, spec in s["rule"]["rewrites"].items():
+                if q == t or q.startswith(t + "."):
+                    return t, spec
+        return None
+
+    def import_unit(st, s):
+        if id(st) not in by_import:
+            try:
+                edits, why = import_edits(tx, st, specs_of, window)
+            except (tokenize.TokenError, StopIteration, IndentationError):
+                edits, why = None, "the import statement could not be read"
+            by_import[id(st)] = {"edits": edits or [], "ok": edits is not None, "why": why, "site": s, "rule": s["rule"]}
+            units.append(by_import[id(st)])
+        return by_import[id(st)]
+
+    for s in sites:
+        rule, node, t = s["rule"], s["node"], s["api"]
+        spec = rule["rewrites"].get(t)
+        if s["guard"] or spec is None:
+            continue   # guarded: code that already handles both releases
+        if s["fstring"]:
+            units.append({"edits": [], "ok": False, "why": "inside an f-string", "site": s, "rule": rule})
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            import_unit(node, s)
+            continue
+        unit = {"edits": [], "ok": True, "why": None, "site": s, "rule": rule}
+        units.append(unit)
+        q = s["q"] or t
+        new = spec["new"] + q[len(t):] if q.startswith(t) else spec["new"]
+        origin = s["origin"]
+        moved = origin is not None and (_bound(origin) == t or _bound(origin).startswith(t + "."))
+        if spec["apply"] == "never":
+            unit.update(ok=False, why=NEEDS_PERSON)
+        elif moved:   # the import that bound the root name moves (once); this use only gets its arguments
+            unit["parent"] = import_unit(origin[0], s)
+        elif q != new and isinstance(node, ast.Attribute):
+            p = next(((n, pq) for n, pq in s["chain"] if pq and q.startswith(pq + ".") and new.startswith(pq + ".")), None)
+            if p is None:
+                unit.update(ok=False, why="the module it is reached from does not hold %s" % new)
+            else:
+                unit["edits"].append(("span", (tx.end(p[0]), tx.end(node)), "." + new[len(p[1]) + 1:]))
+        elif q != new:
+            unit.update(ok=False, why="a name bound by an assignment or a star import")
+        if unit["ok"] or unit["why"] == NEEDS_PERSON:
+            call = node if isinstance(node, ast.Call) else s["call"]
+            ce, written, cwhy = call_edits(tx, spec, call, s["deco"])
+            if cwhy:   # the rename alone would be wrong: nothing to show
+                unit.update(ok=False, why=cwhy, edits=[])
+                continue
+            unit["edits"] += [("at", tx.end(node), e[2]) if e[0] == "ins" else e for e in ce]
+            why = _unsafe(spec, new, window, written)
+            if why and unit["ok"]:
+                unit.update(ok=False, why=why)
+    for u in units:   # a use whose import cannot move cannot be fixed either, and the other way round
+        par = u.get("parent")
+        if par is not None and not (par["ok"] and u["ok"]):
+            why = par["why"] if not par["ok"] else u["why"]
+            par.update(ok=False, why=why)
+            u.update(ok=False, why=why)
+    return units
+
+
+def apply_edits(text, edits):
+    """The text with non-overlapping edits applied: ("span", (a, b), s) replaces, ("at", i, s) inserts."""
+    norm = sorted(((e[1], e[1], e[2]) if e[0] == "at" else (e[1][0], e[1][1], e[2]) for e in edits),
+                  key=lambda e: (e[0], e[1]))
+    out, at = [], 0
+    for a, b, s in norm:
+        if a < at:
+            raise ValueError("overlapping edits")
+        out.append(text[at:a])
+        out.append(s)
+        at = b
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _compiles(text, path):
+    try:
+        compile(text, path, "exec", dont_inherit=True)
+        return True
+    except (SyntaxError, ValueError):
+        return False
+
+
+def fix_source(index, text, path, window):
+    """(new text, applied units, suggested units, edits) for one file; the file's text comes back
+    unchanged when nothing is safe. A fix that would not compile is backed out."""
+    try:
+        tree = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return text, [], [], []
+    if not index.relevant(text):
+        return text, [], [], []
+    a = Analyzer(index, text, path)
+    a.fixing = True
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, ANALYZER_DEPTH))
+    try:
+        a.run(tree)
+    except RecursionError:
+        return text, [], [], []
+    finally:
+        sys.setrecursionlimit(limit)
+    kept = {id(f) for f in split_ignored(source_lines(text), a.findings)[0]}
+    tx = Text(text)
+    units = plan_fixes(tx, [s for s in a.sites if id(s["finding"]) in kept], window)
+    good = [u for u in units if u["ok"] and u["edits"]]
+    taken, edits = [], []
+    for u in good:   # a unit whose edits overlap one taken before is left as a suggestion
+        try:
+            apply_edits(text, edits + u["edits"])
+        except ValueError:
+            u.update(ok=False, why="overlaps another fix")
+            continue
+        taken.append(u)
+        edits += [e for e in u["edits"] if e not in edits]
+    new = apply_edits(text, edits) if edits else text
+    if new != text and not _compiles(new, path) and _compiles(text, path):
+        edits, ok = [], []
+        for u in taken:   # one at a time, keeping each that still compiles (cargo fix backs out the rest)
+            trial = edits + [e for e in u["edits"] if e not in edits]
+            if _compiles(apply_edits(text, trial), path):
+                edits, ok = trial, ok + [u]
+            else:
+                u.update(ok=False, why="the result would not compile")
+        taken, new = ok, apply_edits(text, edits) if edits else text
+    applied = {id(u) for u in taken}
+    suggested = [u for u in units if id(u) not in applied and not (u["ok"] and not u["edits"])]
+    return new, taken, suggested, edits
+
+
+def _region(text, tx, edits):
+    """(first line, old lines, new lines) around a unit's edits."""
+    offs = [e[1] if e[0] == "at" else e[1][0] for e in edits] + [e[1] if e[0] == "at" else e[1][1] for e in edits]
+    first, last = tx.line_of(min(offs)), tx.line_of(max(offs))
+    a = tx.starts[first - 1]
+    b = tx.starts[last - 1] + len(tx.lines[last - 1])
+    shifted = [(e[0], e[1] - a, e[2]) if e[0] == "at" else (e[0], (e[1][0] - a, e[1][1] - a), e[2]) for e in edits]
+    return first, text[a:b].split("\n"), apply_edits(text[a:b], shifted).split("\n")
+
+
+def unit_dict(path, text, tx, u, lang, nb=None):
+    site, rule = u["site"], u["rule"]
+    d = {"path": path, "line": site["finding"][0], "column": site["finding"][1], "rule": rule["id"],
+         "change": rule["change"], "api": site["finding"][3], "title": rule["title"][lang], "url": rule["url"][lang]}
+    if u["edits"]:
+        first, old, new = _region(text, tx, u["edits"])
+        d.update(line=first, old=old, new=new)
+    if nb is not None:
+        d["cell"], d["line"] = nb.cell_of(d["line"])
+    if not u["ok"]:
+        d["why"] = u["why"]
+    return d
+
+
+def place(f):
+    """``path:line:column``, with the cell of a notebook: ``nb.ipynb:cell 3:2:5``."""
+    return "%s:%s%d:%d" % (f["path"], "cell %d:" % f["cell"] if f.get("cell") else "", f["line"], f["column"])
+
+
+def _file_encoding(path):
+    """(encoding, BOM) a file was read with, so it is written back byte for byte."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    enc, _ = tokenize.detect_encoding(io.BytesIO(head).readline)
+    bom = head.startswith(b"\xef\xbb\xbf")
+    return ("utf-8" if enc == "utf-8-sig" else enc), bom
+
+
+def fix_paths(rules, paths, frm, to, lang, write):
+    """Fix (``write``) or only plan every file: (unified diff, fixes, suggestions, skipped)."""
+    import difflib
+    index, window = Index(rules, frm, to), window_of(rules, frm, to)
+    diff, fixes, suggestions, skipped = [], [], [], []
+    for path in iter_files(paths):
+        shown = printable(os.path.normpath(path).replace(os.sep, "/"))
+        text, reason = read_source(path)
+        if text is None:
+            skipped.append({"path": shown, "reason": reason})
+            continue
+        nb = None
+        try:
+            if path.endswith(".ipynb"):
+                nb = Notebook(text)
+            script = nb.script if nb else text
+            new, applied, suggested, edits = fix_source(index, script, shown, window)
+            if nb is not None and edits:
+                new = nb.with_edits(edits)
+                if new is None:
+                    skipped.append({"path": shown, "reason": "the notebook's JSON layout cannot be kept: not fixed"})
+                    suggestions += [unit_dict(shown, script, Text(script), u, lang, nb) for u in applied + suggested]
+                    continue
+            elif nb is not None:
+                new = text
+        except Exception as exc:   # never a traceback, and never a half-written file
+            skipped.append({"path": shown, "reason": "fixer error: %s: %s" % (exc.__class__.__name__, exc)})
+            continue
+        tx = Text(script)
+        fixes += [unit_dict(shown, script, tx, u, lang, nb) for u in applied]
+        suggestions += [unit_dict(shown, script, tx, u, lang, nb) for u in suggested]
+        if new == text:
+            continue
+        rel = shown.lstrip("/")
+        diff += difflib.unified_diff(text.splitlines(True), new.splitlines(True), "a/" + rel, "b/" + rel)
+        if write:
+            enc, bom = _file_encoding(path)
+            data = ("\ufeff" if bom else "") + new
+            tmp = path + ".atlas-fix"
+            with open(tmp, "w", encoding=enc, newline="") as f:
+                f.write(data)
+            os.replace(tmp, path)
+    text = "".join(x if x.endswith("\n") else x + "\n\\ No newline at end of file\n" for x in diff)
+    return text, fixes, suggestions, skipped
+
+
+def suggestion_text(sg):
+    out = ["%s: suggestion [%s]: %s" % (place(sg), sg["change"] or sg["api"], sg["why"])]
+    for o in sg.get("old", ()):
+        out.append("    - " + o)
+    for n in sg.get("new", ()):
+        out.append("    + " + n)
+    out.append("    " + sg["url"])
+    return "\n".join(out) + "\n"
+
+
+def main_fix(args, rules, frm, to, why, out):
+    """--diff: the fixes as a unified diff, and what is left to a person; --fix: apply them, then
+    report what is still found. A fix is written only where it is version-safe for every release
+    from --from to --to; the rest are suggestions (exit 1 when --diff has something to show)."""
+    diff, fixes, suggestions, skipped = fix_paths(rules, args.paths, frm, to, args.lang, write=args.fix)
+    if args.diff:
+        if args.format == "json":
+            out.write(json.dumps({"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "from_reason": why,
+                                  "diff": diff, "fixes": fixes, "suggestions": suggestions, "skipped": skipped},
+                                 ensure_ascii=False, indent=1) + "\n")
+        else:
+            out.write(diff)
+            for sg in suggestions:
+                out.write(suggestion_text(sg))
+            out.write("%d fix%s, %d suggestion%s (not applied)\n" % (
+                len(fixes), "" if len(fixes) == 1 else "es", len(suggestions), "" if len(suggestions) == 1 else "s"))
+        return EXIT_NOTES if diff or suggestions else EXIT_OK
+    if args.format == "text":
+        for f in fixes:
+            out.write("%s: fixed [%s]: %s\n" % (place(f), f["change"] or f["api"], " / ".join(x.strip() for x in f["new"])))
+        for sg in suggestions:
+            out.write(suggestion_text(sg))
+        out.write("%d fix%s applied, %d suggestion%s left; checking again:\n" % (
+            len(fixes), "" if len(fixes) == 1 else "es", len(suggestions), "" if len(suggestions) == 1 else "s"))
+    return None
 
 
 # ------------------------------------------------------------------------------ the environment
@@ -1900,6 +2517,11 @@ def _parser():
                    help="a file that could not be read or parsed does not fail the run (exit 5 otherwise)")
     c.add_argument("--baseline", metavar="FILE",
                    help="the JSON output of an earlier run: report only findings that are not in it")
+    fx = c.add_mutually_exclusive_group()
+    fx.add_argument("--fix", action="store_true",
+                    help="rewrite what is version-safe for every release from --from to --to (by the runtime "
+                         "locks), leave the rest as suggestions, then check again")
+    fx.add_argument("--diff", action="store_true", help="show the fixes as a unified diff and the suggestions; change nothing")
     c.add_argument("--rules", dest="rules_sub", help=argparse.SUPPRESS)
     c.add_argument("paths", nargs="+", metavar="PATH")
     e = sub.add_parser("env", help="check an environment paste", epilog=p.epilog,
@@ -1942,6 +2564,12 @@ def main_code(args, rules, parser, out):
     for p in args.paths:
         if not os.path.exists(p):
             parser.error("no such file or directory: %s" % p)
+    if args.fix or args.diff:
+        if args.baseline or args.format in ("sarif", "github") and args.diff:
+            parser.error("--diff shows text or json; --baseline does not go with --fix or --diff")
+        code = main_fix(args, rules, frm, to, why, out)
+        if code is not None:
+            return code
     findings, skipped, stats = scan(rules, args.paths, frm, to, args.lang)
     if args.baseline:
         before = len(findings)
@@ -1974,10 +2602,10 @@ def main_code(args, rules, parser, out):
             group = groups.get((f["change"] or f["rule"], f["severity"]), [])
             if len(group) >= GROUP_AT and f is not group[0]:
                 continue   # said once, at the first place, with the others listed
-            out.write("%s:%d:%d: %s: %s [%s]\n" % (f["path"], f["line"], f["column"], f["severity"], f["title"],
+            out.write("%s: %s: %s [%s]\n" % (place(f), f["severity"], f["title"],
                                                   f["change"] or f["api"]))
             if len(group) >= GROUP_AT:
-                more = ["%s:%d:%d" % (g["path"], g["line"], g["column"]) for g in group[1:]]
+                more = [place(g) for g in group[1:]]
                 out.write("    and %d more place%s: %s%s\n" % (len(more), "" if len(more) == 1 else "s",
                                                            ", ".join(more[:GROUP_LIST]),
                                                            ", ..." if len(more) > GROUP_LIST else ""))

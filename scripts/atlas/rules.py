@@ -30,6 +30,7 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
+from . import rewrites
 from .gpus import arch_ccs, words
 from .i18n import text_for
 from .idents import ALIASES, classify
@@ -357,6 +358,7 @@ class _Builder:
                         self.add("param", link, rel, "breaks", texts, targets=callees, keyword=p, source="api_diff.changed",
                                  api_diff={"what": "changed", "name": e["name"], "param": p,
                                            "from_wheel": up.api_diff["old_wheel"], "to_wheel": up.api_diff["new_wheel"]})
+        rewrites.attach(self)
         if self.problems:
             raise DataError(self.problems)
         covered = {r["change"] for r in self.rules if r["change"]}

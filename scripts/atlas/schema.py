@@ -189,6 +189,52 @@ class Check(Strict):
     severity: Optional[Literal["breaks", "behavior", "deprecated", "deprecated-switch", "platform"]] = None
 
 
+class ArgAction(Strict):
+    """What ``--fix`` does with one argument of the old call that has this literal value: ``drop``
+    it, put ``text`` (source code) in its place, and/or add ``suffix`` after the call."""
+
+    drop: bool = False
+    text: Optional[str] = None
+    suffix: Optional[str] = None
+
+    @model_validator(mode="after")
+    def _one(self) -> ArgAction:
+        if self.drop == (self.text is not None):
+            raise ValueError("an argument is either dropped or replaced by 'text'")
+        return self
+
+
+class ArgMap(Strict):
+    """An argument of the old call (by keyword, or at ``position``) and what each of its literal
+    values (their Python spelling: ``True``, ``'cuda'``) becomes; any other value needs a person."""
+
+    position: Optional[int] = Field(default=None, ge=0)
+    values: dict[str, ArgAction] = Field(min_length=1)
+
+
+class Rewrite(Strict):
+    """A machine-readable fix (``atlas_check.py code --fix``) of the rules of this change whose
+    target is ``old``: its uses become ``new`` (a dotted name; a module's names move with it).
+
+    A call of it also gets ``args`` (source text, put first) and ``keywords`` (``name=value`` source
+    text or a ``{value-key}`` reference to one, added last), and each
+    argument ``map`` names is dropped or replaced by its literal value. ``positional: suggest``:
+    a call that passes positional arguments is left to a person (they would shift); ``bare: call``
+    turns a bare use (``@custom_fwd``) into a call with those arguments, ``bare: suggest`` leaves it.
+    ``apply: never``: the safe choice needs a person (``torch.load``'s ``weights_only``); it is
+    shown as a suggestion and never applied. The checker applies the rest only where the new name
+    (and each keyword it adds) resolves in every release of the window, by the runtime locks."""
+
+    old: str = Field(min_length=1)
+    new: str = Field(min_length=1)
+    args: list[str] = []
+    keywords: list[str] = []
+    map: dict[str, ArgMap] = {}
+    positional: Literal["keep", "suggest"] = "keep"
+    bare: Literal["keep", "call", "suggest"] = "keep"
+    apply: Literal["safe", "never"] = "safe"
+
+
 class WheelClaim(Strict):
     """What a curated change says that the committed wheel locks can confirm (``wheel/confirm.py``).
     ``release`` is the release the change belongs to; the claim compares its wheel with the wheel
@@ -236,6 +282,8 @@ class Change(Strict):
     probes: list[Probe] = []
     #: code-checker matchers (rules.py); tooling, not a fact: left out of dumps, so feed hashes stay
     check: list[Check] = Field(default=[], exclude=True)
+    #: the checker's machine-readable fixes (``--fix``); tooling like ``check``
+    rewrite: list[Rewrite] = Field(default=[], exclude=True)
     #: what the committed wheel locks confirm of this change (shown on its page; a claim they
     #: contradict stops the build)
     wheel: list[WheelClaim] = []
