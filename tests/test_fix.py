@@ -187,3 +187,26 @@ def test_cli_diff_writes_nothing_and_fix_reports_what_is_left(rules_file, tmp_pa
     assert p.read_text(encoding="utf-8") != SRC
     bad = run_cli("--rules", rules_file, "code", "--fix", "--diff", str(p))
     assert bad.returncode == 3
+
+
+def test_positional_arguments_pass_by_their_old_names_and_any_value_fills_a_template(rules, tmp_path):
+    """autocast(True, torch.bfloat16) shifts under the new signature: each positional argument is
+    passed by the old parameter's name; use_cuda=<expression> becomes the data's template."""
+    _, cast = spec_of(rules, "torch.cuda.amp.autocast")
+    names = cast["positional"]
+    _, prof = spec_of(rules, "torch.autograd.profiler.profile")
+    star = prof["map"]["use_cuda"]["values"]["*"]["text"]
+    src = ("import torch\nfrom torch.cuda import amp\n"
+           "with torch.cuda.amp.autocast(on, torch.bfloat16):\n    pass\n"
+           "with torch.cuda.amp.autocast(*flags):\n    pass\n"
+           "s = amp.GradScaler()\n"
+           "with torch.autograd.profiler.profile(use_cuda=a or b) as p:\n    pass\n")
+    new, fixes, suggestions, _, _ = fix(rules, tmp_path, src, "2.3")
+    lines = new.splitlines()
+    assert lines[2] == "with {}({}, {}=on, {}=torch.bfloat16):".format(cast["new"], cast["args"][0], names[0], names[1])
+    assert lines[4] == "with torch.cuda.amp.autocast(*flags):" and "*args" in suggestions[0]["why"]
+    _, scaler = spec_of(rules, "torch.cuda.amp.GradScaler")
+    assert lines[6] == "s = {}({})".format(scaler["new"], scaler["args"][0])   # reached through `import torch`
+    assert lines[7] == "with torch.autograd.profiler.profile({}) as p:".format(star.replace("{value}", "(a or b)"))
+    assert len(fixes) == 3
+    compile(new, "t.py", "exec")

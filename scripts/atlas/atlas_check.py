@@ -466,7 +466,8 @@ class Analyzer:
                            "call": call or self.calls.get(id(node)),
                            "deco": id(node) in self.decos, "chain": chain, "origin": origin,
                            "guard": self.guard > 0, "fstring": self.at is not None,
-                           "q": self.resolve(node, scope) if scope is not None else None})
+                           "q": self.resolve(node, scope) if scope is not None else None,
+                           "torch": scope is not None and self.lookup("torch", scope) == "torch"})
 
     def origin(self, name, scope):
         s = self.bound_in(name, scope)
@@ -1492,6 +1493,12 @@ def call_edits(tx, spec, call, deco):
     if starred and (spec["map"] or adds[0]):
         return None, [], "*args or **kwargs: the arguments cannot be told apart"
     edits, written, drops, reads = [], _kw_names(adds[1]), [], []
+    if isinstance(spec["positional"], list) and call.args:   # each positional argument by its old name
+        if len(call.args) > len(spec["positional"]):
+            return None, [], "more positional arguments than the old function takes"
+        for a, name in zip(call.args, spec["positional"]):
+            edits.append(("at", tx.start(a), name + "="))
+            written.append(name)
     for kw, m in spec["map"].items():
         node = next((k.value for k in call.keywords if k.arg == kw), None)
         item = next((k for k in call.keywords if k.arg == kw), None)
@@ -1500,6 +1507,11 @@ def call_edits(tx, spec, call, deco):
         if item is None:
             continue
         act = m["values"].get(_literal(node) or "")
+        if act is None and "*" in m["values"] and isinstance(item, ast.keyword):   # any other value: {value} is its source
+            act = dict(m["values"]["*"])
+            src = tx.text[tx.start(node):tx.end(node)]
+            atom = isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)) and "\n" not in src
+            act["text"] = act["text"].replace("{value}", src if atom else "(%s)" % src)
         if act is None:
             return None, [], "%s=%s: only a literal the data knows can be rewritten" % (kw, ast.unparse(node) if hasattr(ast, "unparse") else "...")
         if act.get("suffix"):
@@ -1527,8 +1539,8 @@ def call_edits(tx, spec, call, deco):
     opener = _open_paren(tx, call)
     if opener is None:
         return None, [], "the call's parenthesis is not next to its name"
-    if adds[0]:
-        edits.append(("at", opener, ", ".join(adds[0]) + (", " if left or new_kws else "")))
+    if adds[0]:   # first: before a positional argument's new keyword at the same place
+        edits.insert(0, ("at", opener, ", ".join(adds[0]) + (", " if left or new_kws else "")))
     if new_kws:
         kept = [n for j, n in enumerate(items) if j not in drops]
         if kept:
@@ -1536,7 +1548,7 @@ def call_edits(tx, spec, call, deco):
         elif not adds[0]:
             edits.append(("at", opener, ", ".join(new_kws)))
         else:
-            edits[-1] = ("at", opener, ", ".join(adds[0] + new_kws))
+            edits[0] = ("at", opener, ", ".join(adds[0] + new_kws))
     return edits, written + reads, None
 
 
@@ -1681,8 +1693,10 @@ def plan_fixes(tx, sites, window):
             unit["parent"] = import_unit(origin[0], s)
         elif q != new and isinstance(node, ast.Attribute):
             p = next(((n, pq) for n, pq in s["chain"] if pq and q.startswith(pq + ".") and new.startswith(pq + ".")), None)
-            if p is None:
-                unit.update(ok=False, why="the module it is reached from does not hold %s" % new)
+            if p is None and s["torch"] and new.startswith("torch."):   # from torch.cuda import amp; amp.X
+                unit["edits"].append(("span", (tx.start(s["chain"][-1][0]), tx.end(node)), new))
+            elif p is None:
+                unit.update(ok=False, why="the module it is reached from does not hold %s, and torch is not imported" % new)
             else:
                 unit["edits"].append(("span", (tx.end(p[0]), tx.end(node)), "." + new[len(p[1]) + 1:]))
         elif q != new:
@@ -1707,7 +1721,8 @@ def plan_fixes(tx, sites, window):
 
 
 def apply_edits(text, edits):
-    """The text with non-overlapping edits applied: ("span", (a, b), s) replaces, ("at", i, s) inserts."""
+    """The text with non-overlapping edits applied: ("span", (a, b), s) replaces, ("at", i, s) inserts
+    (insertions at one place in the order given)."""
     norm = sorted(((e[1], e[1], e[2]) if e[0] == "at" else (e[1][0], e[1][1], e[2]) for e in edits),
                   key=lambda e: (e[0], e[1]))
     out, at = [], 0

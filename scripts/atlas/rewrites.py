@@ -21,7 +21,7 @@ _KW = re.compile(r"^\s*([A-Za-z_]\w*)\s*=")
 
 def _keywords(texts: list[str], rw) -> set[str]:
     """Every keyword a use of the new name will pass after the fix."""
-    out = set()
+    out = set(rw.positional) if isinstance(rw.positional, list) else set()
     for t in texts + [act.text or "" for m in rw.map.values() for act in m.values.values()]:
         k = _KW.match(t)
         if k:
@@ -63,7 +63,7 @@ def spec(b, c, i: int, rw) -> tuple[str, dict] | None:
     out = {"new": new, "args": list(rw.args), "keywords": texts,
            "map": {b.resolve_ref(c, k, f"{where}.map"): {"position": m.position, "values": {v: a.model_dump(exclude_defaults=True) for v, a in m.values.items()}}
                    for k, m in rw.map.items()},
-           "positional": rw.positional, "bare": rw.bare, "apply": rw.apply,
+           "positional": list(rw.positional) if isinstance(rw.positional, list) else rw.positional, "bare": rw.bare, "apply": rw.apply,
            "safe_in": {n: [v for v in b.runtimes if b.resolves(n, v) is True] for n in _names(b, new) + _suffixes(rw)},
            "accepts": {k: [v for v in b.runtimes if b.accepts(new, k, v) is True] for k in sorted(kws)}}
     return old, out

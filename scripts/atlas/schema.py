@@ -206,7 +206,8 @@ class ArgAction(Strict):
 
 class ArgMap(Strict):
     """An argument of the old call (by keyword, or at ``position``) and what each of its literal
-    values (their Python spelling: ``True``, ``'cuda'``) becomes; any other value needs a person."""
+    values (their Python spelling: ``True``, ``'cuda'``) becomes; ``*``: any other value passed by
+    keyword, whose source replaces ``{value}`` in the text; without ``*`` it needs a person."""
 
     position: Optional[int] = Field(default=None, ge=0)
     values: dict[str, ArgAction] = Field(min_length=1)
@@ -219,7 +220,8 @@ class Rewrite(Strict):
     A call of it also gets ``args`` (source text, put first) and ``keywords`` (``name=value`` source
     text or a ``{value-key}`` reference to one, added last), and each
     argument ``map`` names is dropped or replaced by its literal value. ``positional: suggest``:
-    a call that passes positional arguments is left to a person (they would shift); ``bare: call``
+    a call that passes positional arguments is left to a person (they would shift); a list names
+    the old parameters, so each positional argument is passed by that keyword; ``bare: call``
     turns a bare use (``@custom_fwd``) into a call with those arguments, ``bare: suggest`` leaves it.
     ``apply: never``: the safe choice needs a person (``torch.load``'s ``weights_only``); it is
     shown as a suggestion and never applied. The checker applies the rest only where the new name
@@ -230,7 +232,7 @@ class Rewrite(Strict):
     args: list[str] = []
     keywords: list[str] = []
     map: dict[str, ArgMap] = {}
-    positional: Literal["keep", "suggest"] = "keep"
+    positional: Union[Literal["keep", "suggest"], list[str]] = "keep"
     bare: Literal["keep", "call", "suggest"] = "keep"
     apply: Literal["safe", "never"] = "safe"
 
