@@ -99,11 +99,39 @@ def make_tree(dst: Path, lines: int) -> tuple[int, int, dict]:
     return total, files, planted
 
 
-def run_checker(paths, rules_file, fmt="json"):
+def run_checker(paths, rules_file, fmt="json", extra=()):
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, str(CHECKER), "--rules", rules_file, "code", "--from", "2.13", "--to", "2.15",
-                           "--format", fmt, *map(str, paths)], capture_output=True, text=True)
+                           "--format", fmt, *extra, *map(str, paths)], capture_output=True, text=True)
     return time.perf_counter() - t0, proc
+
+
+def fix_timing(tree: Path, rules_file: str, torchfix: str) -> list[str]:
+    """--diff and --fix on fresh copies of the tree (best of 3 each), next to TorchFix's --fix."""
+    rows = []
+    for mode in ("--diff", "--fix"):
+        best, res = None, None
+        for _ in range(3):
+            copy = tree.parent / "fixcopy"
+            shutil.rmtree(copy, ignore_errors=True)
+            shutil.copytree(tree, copy)
+            dt, proc = run_checker([copy], rules_file, extra=(mode,))
+            if best is None or dt < best:
+                best, res = dt, proc
+        if mode == "--diff":
+            plan = json.loads(res.stdout)
+            rows.append((mode, best, len(plan["fixes"]), len(plan["suggestions"])))
+        else:
+            rows.append((mode, best, None, None))
+    if os.path.exists(torchfix):
+        copy = tree.parent / "fixcopy"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(tree, copy)
+        t0 = time.perf_counter()
+        subprocess.run([torchfix, "--fix", "-j", "1", str(copy)], capture_output=True, text=True)
+        rows.append(("TorchFix 0.7.0 `--fix -j 1`", time.perf_counter() - t0, None, None))
+    shutil.rmtree(tree.parent / "fixcopy", ignore_errors=True)
+    return rows
 
 
 def count_by_api(findings, apis=("torch.cholesky", "torch.qr")) -> dict:
@@ -239,6 +267,16 @@ def main(argv=None) -> int:
     out.append(f"| atlas_check.py code (best of 3, wall, incl. interpreter start) | {best:.2f} s | {total / best:,.0f} | "
                f"{len(res['findings'])} | {len(res['skipped'])} |")
 
+    total_lines = total
+    out += ["", "### --fix and --diff on the tree", "",
+            "A fresh copy for each run (the fix rewrites it); `--fix` plans, writes and then checks again, so it "
+            "reads every file twice. Window 2.13 -> 2.15.", "",
+            "| run | time | lines/s | fixes | suggestions |", "|---|---:|---:|---:|---:|",
+            f"| atlas_check.py code (plain check, from above) | {best:.2f} s | {total_lines / best:,.0f} | | |"]
+    for mode, dt, nfix, nsug in fix_timing(tree, str(rules_file), args.torchfix):
+        name = f"atlas_check.py code {mode} (best of 3)" if mode.startswith("--") else mode
+        out.append(f"| {name} | {dt:.2f} s | {total_lines / dt:,.0f} | {'' if nfix is None else nfix} | "
+                   f"{'' if nsug is None else nsug} |")
     out += ["", "### Against TorchFix 0.7.0 (same files, same run)", ""]
     if os.path.exists(args.torchfix):
         tdt, tcounts, tproc = run_torchfix(args.torchfix, tree)
