@@ -19,9 +19,10 @@ ckpt: reads torch.save checkpoints (the zip format's data.pkl only, the legacy f
   globals they name and says whether torch.load of the target release loads them with its
   defaults; for what weights_only=True blocks, the add_safe_globals line to use.
 
-Exit codes: 0 nothing found (env: nothing blocked); 1 only behaviour changes, deprecated
-switches or platform notes; 2 something breaks (env: something is blocked); 3 usage error;
-4 the checker itself failed; 5 incomplete: a file could not be read or parsed (--allow-skipped).
+Exit codes: 0 nothing found (env: nothing blocked; ckpt: every file loads); 1 only behaviour
+changes, deprecated switches or platform notes; 2 something breaks (env: something is blocked;
+ckpt: a file does not load); 3 usage error; 4 the checker itself failed; 5 incomplete: a file
+could not be read or parsed (--allow-skipped; ckpt: a file is no checkpoint, damaged or hostile).
 `--fail-on breaks|deprecated|any` makes it 2 or 0 at that level.
 `# atlas: ignore` (or `# atlas: ignore[<change-id>]`) on a line drops its findings; `--baseline
 FILE` drops those of an earlier `--format json` run.
