@@ -2215,7 +2215,7 @@ def main_ckpt(args, rules, parser, out):
         parser.error("--to: no weights_only allow-list for %s (known: %s)" % (to, ", ".join(table)))
     for p in args.files:
         if not os.path.isfile(p):
-            parser.error("no such file: %s" % p)
+            parser.error(("not a file (a directory): %s" if os.path.isdir(p) else "no such file: %s") % p)
     reports = check_ckpt(rules, args.files, to)
     if any(r["error"] for r in reports):
         code = EXIT_INCOMPLETE
