@@ -3,6 +3,7 @@
 
   python atlas_check.py code [--from V] [--to V] [--lang en|zh|ru|id] [--format text|json|sarif] PATH...
   python atlas_check.py env  [--to V] [--lang en|zh|ru|id] [--format text|json] FILE|-
+  python atlas_check.py ckpt [--to V] [--format text|json] FILE...
 
 code: reads Python files (directories are walked; .git, virtualenvs and __pycache__ are left
   out) with the standard library's parser, resolves imports (import torch as th, from torch
@@ -13,10 +14,15 @@ code: reads Python files (directories are walked; .git, virtualenvs and __pycach
 env: reads a paste of `python -m torch.utils.collect_env`, `pip freeze` or a requirements file,
   `nvidia-smi`, `sw_vers`, `rocminfo` or `rocm-smi`, and gives a verdict per item (ok, blocked,
   unknown) for the target release. What the paste does not show is unknown, never guessed.
+ckpt: reads torch.save checkpoints (the zip format's data.pkl only, the legacy format's pickles,
+  or a plain pickle) with pickletools, never unpickling and never reading tensor data, lists the
+  globals they name and says whether torch.load of the target release loads them with its
+  defaults; for what weights_only=True blocks, the add_safe_globals line to use.
 
-Exit codes: 0 nothing found (env: nothing blocked); 1 only behaviour changes, deprecated
-switches or platform notes; 2 something breaks (env: something is blocked); 3 usage error;
-4 the checker itself failed; 5 incomplete: a file could not be read or parsed (--allow-skipped).
+Exit codes: 0 nothing found (env: nothing blocked; ckpt: every file loads); 1 only behaviour
+changes, deprecated switches or platform notes; 2 something breaks (env: something is blocked;
+ckpt: a file does not load); 3 usage error; 4 the checker itself failed; 5 incomplete: a file
+could not be read or parsed (--allow-skipped; ckpt: a file is no checkpoint, damaged or hostile).
 `--fail-on breaks|deprecated|any` makes it 2 or 0 at that level.
 `# atlas: ignore` (or `# atlas: ignore[<change-id>]`) on a line drops its findings; `--baseline
 FILE` drops those of an earlier `--format json` run.
@@ -2503,6 +2509,383 @@ def detect_kind(text):
     return "env" if req * 2 > len(lines) else "code"
 
 
+# ------------------------------------------------------------------------------ checkpoints
+#: torch.save's legacy (non-zip) format starts with this number, pickled
+CKPT_MAGIC = 0x1950A86A20F9469CFC6C
+#: the largest pickle read (data.pkl, or the legacy format's pickles together), decompressed
+CKPT_MAX_PICKLE = 256 * 1024 * 1024
+#: a compressed data.pkl that expands more than this is a zip bomb (torch.save stores it uncompressed)
+CKPT_MAX_RATIO = 100
+#: open MARKs and stack items a pickle may hold at once (pickle.dump itself stops near 1,000 levels)
+CKPT_MAX_DEPTH, CKPT_MAX_STACK = 1000, 1000000
+#: the opcodes that push a string STACK_GLOBAL may take, and those that memoize or fetch
+_STRING_OPS = {"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "STRING", "BINSTRING", "SHORT_BINSTRING"}
+_PUT_OPS, _GET_OPS = {"PUT", "BINPUT", "LONG_BINPUT"}, {"GET", "BINGET", "LONG_BINGET"}
+_INT_OPS = {"INT", "BININT", "BININT1", "BININT2", "LONG", "LONG1", "LONG4"}
+
+
+class CkptError(Exception):
+    """A file that cannot be read as a checkpoint; the message says why, for a person."""
+
+
+class _Mark:
+    pass
+
+
+_MARK = _Mark()
+
+
+class _Capped:
+    """A binary file that raises CkptError once more than ``limit`` bytes were read from it."""
+
+    def __init__(self, f, limit):
+        self.f, self.left = f, limit
+
+    def _take(self, data):
+        self.left -= len(data)
+        if self.left < 0:
+            raise CkptError("its pickle is larger than %d MB: not read" % (CKPT_MAX_PICKLE // 2 ** 20))
+        return data
+
+    def read(self, n=-1):
+        return self._take(self.f.read(n if n >= 0 else self.left + 1))
+
+    def readline(self):
+        return self._take(self.f.readline(self.left + 1))
+
+
+def pickle_globals(f, fix_imports=True):
+    """One pickle read from ``f`` with pickletools.genops, never unpickled: {"globals": [module.name
+    ...] (as the unpickler maps Python 2 names), "opcodes": set of names, "protocol", "persistent_ids":
+    count, "value": the int when the pickle is just one int (the legacy format's magic number)}."""
+    import pickletools
+    from _compat_pickle import IMPORT_MAPPING, NAME_MAPPING
+    stack, memo, marks, found, ops, proto, pids = [], {}, 0, [], set(), 0, 0
+
+    def name(module, attr):
+        if fix_imports and proto < 3:
+            if (module, attr) in NAME_MAPPING:
+                module, attr = NAME_MAPPING[(module, attr)]
+            elif module in IMPORT_MAPPING:
+                module = IMPORT_MAPPING[module]
+        full = "%s.%s" % (module, attr)
+        if full not in found:
+            found.append(full)
+
+    try:
+        for op, arg, _pos in pickletools.genops(f):
+            ops.add(op.name)
+            if op.name == "PROTO":
+                proto = arg
+            before = op.stack_before
+            if pickletools.markobject in before or (op.name == "POP" and stack and stack[-1] is _MARK):
+                while stack and stack[-1] is not _MARK:
+                    stack.pop()
+                if not stack:
+                    raise CkptError("not a pickle, or a damaged one: %s without a MARK" % op.name)
+                stack.pop()
+                marks -= 1
+                n = len(before) - 2 if before and before[-1] is pickletools.stackslice else 0
+            else:
+                n = len(before)
+            if op.name in _PUT_OPS or op.name == "MEMOIZE":
+                if not stack:
+                    raise CkptError("not a pickle, or a damaged one: %s on an empty stack" % op.name)
+                memo[len(memo) if op.name == "MEMOIZE" else arg] = stack[-1]
+                continue
+            if len(stack) < n:
+                raise CkptError("not a pickle, or a damaged one: %s needs %d items, the stack has %d" % (op.name, n, len(stack)))
+            taken = stack[len(stack) - n:] if n else []
+            del stack[len(stack) - n:]
+            if op.name == "GLOBAL":
+                module, _, attr = arg.partition(" ")
+                name(module, attr)
+            elif op.name == "STACK_GLOBAL":
+                if not all(isinstance(x, str) for x in taken):
+                    raise CkptError("a pickle whose STACK_GLOBAL does not name its module and name in strings")
+                name(taken[0], taken[1])
+            elif op.name in ("BINPERSID", "PERSID"):
+                pids += 1
+            elif op.name == "STOP":
+                value = taken[0] if taken and isinstance(taken[0], int) and not isinstance(taken[0], bool) else None
+                return {"globals": found, "opcodes": ops, "protocol": proto, "persistent_ids": pids, "value": value}
+            for item in op.stack_after:
+                if item is pickletools.markobject:
+                    stack.append(_MARK)
+                    marks += 1
+                elif op.name in _GET_OPS:
+                    if arg not in memo:
+                        raise CkptError("not a pickle, or a damaged one: %s of memo %r, never stored" % (op.name, arg))
+                    stack.append(memo[arg])
+                elif op.name in _STRING_OPS or op.name in _INT_OPS:
+                    stack.append(arg.decode("latin-1") if isinstance(arg, bytes) else arg)
+                else:
+                    stack.append(None)
+            if marks > CKPT_MAX_DEPTH or len(stack) > CKPT_MAX_STACK:
+                raise CkptError("nested deeper than %d levels: not a checkpoint torch.save writes" % CKPT_MAX_DEPTH)
+    except CkptError:
+        raise
+    except (ValueError, EOFError, UnicodeDecodeError, OverflowError) as exc:
+        msg = str(exc)
+        if "exhausted" in msg or isinstance(exc, EOFError) or "remain" in msg or "not enough data" in msg:
+            raise CkptError("truncated: the pickle ends before its STOP (%s)" % msg) from None
+        raise CkptError("not a pickle, or a damaged one: %s" % msg) from None
+    raise CkptError("truncated: the pickle ends before its STOP")
+
+
+def _zip_records(z, prefix):
+    """The archive's members beside data.pkl and the tensor data, {name: content} (a long or odd
+    content is "*"): what tells which release wrote it (the evidence files record the same)."""
+    out = {}
+    for info in z.infolist():
+        rel = info.filename[len(prefix):]
+        if not info.filename.startswith(prefix) or rel == "data.pkl" or rel.startswith("data/") or info.is_dir():
+            continue
+        body = ""
+        if info.file_size <= 64:
+            try:
+                with z.open(info) as m:
+                    body = m.read(65).decode("utf-8", "replace").strip()
+            except Exception:   # noqa: BLE001 - a damaged record is "*", the pickle is what is judged
+                body = ""
+        out[rel] = body if re.match(r"^[A-Za-z0-9._-]{1,20}$", body) else "*"
+    return out
+
+
+def read_checkpoint(path):
+    """A checkpoint's pickle, read without unpickling and without its tensor data: {"format": "zip"
+    | "legacy" | "pickle", "globals", "opcodes", "protocol", "storages", "records"}. Raises CkptError."""
+    import zipfile
+    with open(path, "rb") as f:
+        head = f.read(4)
+        if not head:
+            raise CkptError("an empty file")
+        f.seek(0)
+        is_zip = head == b"PK\x03\x04" or zipfile.is_zipfile(f)
+        f.seek(0)
+        if is_zip:
+            try:
+                z = zipfile.ZipFile(f)
+            except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+                raise CkptError("a damaged or truncated zip archive (%s)" % exc) from None
+            with z:
+                pkls = [i for i in z.infolist() if i.filename.endswith("data.pkl") and i.filename.count("/") == 1]
+                if not pkls:
+                    what = ("a TorchScript archive (torch.jit.save; torch.load hands it to torch.jit.load)"
+                            if any(n.endswith("/constants.pkl") for n in z.namelist()) else "a zip archive")
+                    raise CkptError("%s without <folder>/data.pkl: not a torch.save checkpoint" % what)
+                if len(pkls) > 1:
+                    raise CkptError("a zip archive with %d data.pkl members: not one torch.save checkpoint" % len(pkls))
+                info = pkls[0]
+                if info.file_size > CKPT_MAX_PICKLE:
+                    raise CkptError("its data.pkl is %d bytes, more than %d MB: not read" % (info.file_size, CKPT_MAX_PICKLE // 2 ** 20))
+                if info.compress_type != zipfile.ZIP_STORED and info.file_size > CKPT_MAX_RATIO * max(info.compress_size, 1):
+                    raise CkptError("its data.pkl would expand %d times (a zip bomb?): not read"
+                                    % (info.file_size // max(info.compress_size, 1)))
+                try:
+                    with z.open(info) as m:
+                        data = m.read(CKPT_MAX_PICKLE + 1)
+                except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
+                    raise CkptError("a damaged or truncated zip archive: %s cannot be read (%s)" % (info.filename, exc)) from None
+                if len(data) > CKPT_MAX_PICKLE:
+                    raise CkptError("its data.pkl expands past %d MB (a zip bomb?): not read" % (CKPT_MAX_PICKLE // 2 ** 20))
+                prefix = info.filename[:-len("data.pkl")]
+                got = pickle_globals(io.BytesIO(data))
+                got.update(format="zip", records=_zip_records(z, prefix), storages=got["persistent_ids"])
+                return got
+        capped = _Capped(f, CKPT_MAX_PICKLE)
+        first = pickle_globals(capped)
+        if first["value"] != CKPT_MAGIC:
+            first.update(format="pickle", records={}, storages=first["persistent_ids"])
+            return first
+        # the legacy format: magic number, protocol version, sys_info, the object, its storage keys,
+        # then each storage's raw bytes (not read)
+        parts = [first] + [pickle_globals(capped) for _ in range(4)]
+        glob = []
+        for p in parts:
+            glob.extend(g for g in p["globals"] if g not in glob)
+        return {"format": "legacy", "globals": glob, "opcodes": set().union(*(p["opcodes"] for p in parts)),
+                "protocol": parts[3]["protocol"], "storages": parts[3]["persistent_ids"], "records": {},
+                "value": None, "persistent_ids": parts[3]["persistent_ids"]}
+
+
+def ckpt_releases(rules):
+    """{release: {"allowed": set, "opcodes": set, "default_weights_only", "add_safe_globals",
+    "safe_globals", "blocked_modules", "writes": set, "wheel"}} from the rules' compact
+    ``weights_only`` table (each release lists what it adds to and drops from the one before)."""
+    table, out, allowed, opcodes = rules.get("weights_only") or {}, {}, set(), set()
+    for rel in rules["releases"]:
+        e = table.get(rel)
+        if e is None:
+            continue
+        allowed = (allowed | set(e["add"])) - set(e["drop"])
+        opcodes = (opcodes | set(e["opcodes_add"])) - set(e["opcodes_drop"])
+        out[rel] = {"allowed": allowed, "opcodes": opcodes, "default_weights_only": e["default_weights_only"],
+                    "add_safe_globals": e["add_safe_globals"], "safe_globals": e["safe_globals"],
+                    "blocked_modules": set(e["blocked_modules"]), "writes": set(e["writes"]), "wheel": e["wheel"]}
+    return out
+
+
+def _ranges(rels, order):
+    """['2.1', '2.2', '2.3', '2.6'] -> '2.1-2.3, 2.6' (runs in ``order``)."""
+    runs, idx = [], [order.index(r) for r in rels]
+    for i in sorted(idx):
+        if runs and runs[-1][1] == i - 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return ", ".join(order[a] if a == b else "%s-%s" % (order[a], order[b]) for a, b in runs)
+
+
+def written_by(info, table, order):
+    """Which known releases write an archive with exactly these records, or None (not recorded)."""
+    if info["format"] != "zip":
+        return {"releases": [], "text": "not recorded (the %s format records no torch release)" % info["format"]}
+    have = {"%s=%s" % kv for kv in info["records"].items()}
+    rels = [r for r in order if r in table and table[r]["writes"] == have]
+    if not rels:
+        return {"releases": [], "text": "not recorded: its records (%s) match no release known here"
+                % (", ".join(sorted(have)) or "none")}
+    return {"releases": rels, "text": "torch %s, by its records (%s); among the releases known here (from %s)"
+            % (_ranges(rels, order), ", ".join(sorted(have)), order[0])}
+
+
+def safe_globals_code(names, context=False):
+    """The imports and the line that allow-list ``names``: ['argparse.Namespace'] ->
+    'from argparse import Namespace\\ntorch.serialization.add_safe_globals([Namespace])'."""
+    lines, refs, used = ["import torch"], [], set()
+    for full in names:
+        module, _, attr = full.rpartition(".")
+        ref = attr
+        if module == "builtins":
+            refs.append(attr)
+            continue
+        if ref in used:
+            ref = "%s_%s" % (module.replace(".", "_"), attr)
+            lines.append("from %s import %s as %s" % (module, attr, ref))
+        else:
+            lines.append("from %s import %s" % (module, attr))
+        used.add(ref)
+        refs.append(ref)
+    lst = "[%s]" % ", ".join(refs)
+    if context:
+        lines += ["with torch.serialization.safe_globals(%s):" % lst, "    checkpoint = torch.load(path)"]
+    else:
+        lines.append("torch.serialization.add_safe_globals(%s)" % lst)
+    return "\n".join(lines)
+
+
+def ckpt_verdict(info, rel, t):
+    """One file read by read_checkpoint judged for release ``rel`` (its ckpt_releases entry ``t``)."""
+    blocked = [g for g in info["globals"] if g not in t["allowed"]]
+    forbidden = [g for g in blocked if g.split(".")[0] in t["blocked_modules"] or g.rpartition(".")[0] in t["blocked_modules"]]
+    ops = sorted(info["opcodes"] - t["opcodes"]) if t["opcodes"] else []
+    wo = {"loads": not blocked and not ops, "blocked_by": blocked, "not_allowable": forbidden, "opcodes": ops}
+    out = {"to": rel, "wheel": t["wheel"], "default_weights_only": t["default_weights_only"], "weights_only": wo,
+           "fix": None, "context": None}
+    if info["format"] == "pickle":
+        out.update(verdict="not-loadable", why="a plain pickle, not torch.save's format: torch.load reads only "
+                   "torch.save's files (it fails either way); read it with pickle.load, trusted files only")
+        return out
+    if blocked and not ops and not forbidden and t["add_safe_globals"]:
+        out["fix"] = safe_globals_code(blocked)
+        if t["safe_globals"]:
+            out["context"] = safe_globals_code(blocked, context=True)
+    if not t["default_weights_only"]:
+        out.update(verdict="loads", why="torch.load's default in %s is weights_only=False: it unpickles anything "
+                   "(trusted files only); with weights_only=True it %s" % (rel, _wo_text(wo)))
+    elif wo["loads"]:
+        out.update(verdict="loads", why="loads with the defaults of %s (weights_only=True): every global is allowed" % rel)
+    else:
+        out.update(verdict="blocked", why="blocked with the defaults of %s (weights_only=True): it %s" % (rel, _wo_text(wo)))
+    return out
+
+
+def _wo_text(wo):
+    if wo["loads"]:
+        return "loads too (every global it names is allowed)"
+    parts = []
+    if wo["blocked_by"]:
+        parts.append("is blocked by: " + ", ".join(wo["blocked_by"]))
+    if wo["not_allowable"]:
+        parts.append("of which %s cannot be allowed (its module is blocked)" % ", ".join(wo["not_allowable"]))
+    if wo["opcodes"]:
+        parts.append("uses pickle opcodes its unpickler does not read: " + ", ".join(wo["opcodes"]))
+    return "; ".join(parts)
+
+
+def check_ckpt(rules, paths, to):
+    """Each file judged for release ``to``: a list of dicts (``error`` set for an unreadable one)."""
+    table, order = ckpt_releases(rules), rules["releases"]
+    reports = []
+    for path in paths:
+        r = {"path": path, "error": None}
+        try:
+            info = read_checkpoint(path)
+        except CkptError as exc:
+            r["error"] = str(exc)
+        except OSError as exc:
+            r["error"] = "cannot read: %s" % (exc.strerror or exc)
+        except RecursionError:
+            r["error"] = "nested too deeply to read"
+        if r["error"]:
+            reports.append(r)
+            continue
+        r.update(format=info["format"], protocol=info["protocol"], storages=info["storages"],
+                 globals=info["globals"], written_by=written_by(info, table, order))
+        r.update(ckpt_verdict(info, to, table[to]))
+        reports.append(r)
+    return reports
+
+
+def main_ckpt(args, rules, parser, out):
+    table = ckpt_releases(rules)
+    if not table:
+        parser.error("these rules carry no weights_only allow-lists (rules older than the ckpt check)")
+    to = args.to and _target(rules, args.to, parser) or [r for r in rules["releases"] if r in table][-1]
+    if to not in table:
+        parser.error("--to: no weights_only allow-list for %s (known: %s)" % (to, ", ".join(table)))
+    for p in args.files:
+        if not os.path.isfile(p):
+            parser.error(("not a file (a directory): %s" if os.path.isdir(p) else "no such file: %s") % p)
+    reports = check_ckpt(rules, args.files, to)
+    if any(r["error"] for r in reports):
+        code = EXIT_INCOMPLETE
+    elif any(r["verdict"] != "loads" for r in reports):
+        code = EXIT_BREAKS
+    else:
+        code = EXIT_OK
+    if args.format == "json":
+        out.write(json.dumps({"schema_version": SCHEMA_VERSION, "to": to, "wheel": table[to]["wheel"],
+                              "files": reports}, ensure_ascii=False, indent=1) + "\n")
+        return code
+    out.write("%s ckpt: torch %s (allow-list of the %s wheel)\n" % (TOOL, to, table[to]["wheel"]))
+    for r in reports:
+        if r["error"]:
+            out.write("%s: unreadable: %s\n" % (printable(r["path"]), r["error"]))
+            continue
+        out.write("%s: %s: %s\n" % (printable(r["path"]), r["verdict"], r["why"]))
+        out.write("    format: %s, pickle protocol %s, %d storage%s; written by: %s\n" % (
+            r["format"], r["protocol"], r["storages"], "" if r["storages"] == 1 else "s", r["written_by"]["text"]))
+        out.write("    globals: %s\n" % (", ".join(r["globals"]) or "none"))
+        wo = r["weights_only"]
+        if wo["blocked_by"] and not r["fix"] and r["format"] != "pickle":
+            out.write("    weights_only=True cannot be told to allow %s in %s%s\n" % (
+                ", ".join(wo["not_allowable"] or wo["blocked_by"]), r["to"],
+                ": its module is blocked" if wo["not_allowable"] else
+                " (add_safe_globals comes with 2.4)" if not table[r["to"]]["add_safe_globals"] else ""))
+        if r["fix"]:
+            out.write("    to load it with weights_only=True (only if you trust the file):\n")
+            out.write("".join("        %s\n" % line for line in r["fix"].split("\n")))
+            if r["context"]:
+                out.write("    or, for one load:\n" + "".join("        %s\n" % line for line in r["context"].split("\n")))
+    n_bad = sum(1 for r in reports if r["error"])
+    out.write("%d file%s: %d load, %d do not, %d unreadable\n" % (
+        len(reports), "" if len(reports) == 1 else "s", sum(1 for r in reports if not r["error"] and r["verdict"] == "loads"),
+        sum(1 for r in reports if not r["error"] and r["verdict"] != "loads"), n_bad))
+    return code
+
+
 # ------------------------------------------------------------------------------ command line
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
@@ -2546,6 +2929,15 @@ def _parser():
     e.add_argument("--format", default="text", choices=["text", "json"])
     e.add_argument("--rules", dest="rules_sub", help=argparse.SUPPRESS)
     e.add_argument("file", metavar="FILE|-")
+    k = sub.add_parser("ckpt", help="check saved checkpoints against a release's weights_only allow-list",
+                       description="Read torch.save checkpoints (zip, legacy) or plain pickles without unpickling "
+                                   "them and say whether torch.load of the target release loads them.",
+                       epilog="Exit codes: 0 every file loads; 2 one is blocked or cannot be loaded; 3 usage "
+                              "error; 5 a file could not be read.")
+    k.add_argument("--to", help="torch version you load with (default: the latest release)")
+    k.add_argument("--format", default="text", choices=["text", "json"])
+    k.add_argument("--rules", dest="rules_sub", help=argparse.SUPPRESS)
+    k.add_argument("files", nargs="+", metavar="FILE")
     return p
 
 
@@ -2725,6 +3117,8 @@ def main(argv=None, out=None):
         parser.error("rules have schema_version %r; this checker reads %d" % (rules.get("schema_version"), SCHEMA_VERSION))
     if args.cmd == "code":
         return main_code(args, rules, parser, out)
+    if args.cmd == "ckpt":
+        return main_ckpt(args, rules, parser, out)
     return main_env(args, rules, parser, out)
 
 

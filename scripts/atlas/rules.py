@@ -5,6 +5,8 @@ In:  a validated ``FactBase`` (``validate(load())``), the committed API surfaces
      by ``enrich``) and ``data/gpus.yaml``.
 Out: ``build_rules(fb)``: one JSON-able dict (``schema_version: 1``) that both engines read,
      ``scripts/atlas/atlas_check.py`` and ``docs/assets/atlas-check.js``;
+     ``weights_only``: each release's allow-list for ``atlas_check.py ckpt``, from
+     ``data/evidence/weights-only-<v>.txt`` (``wheel.weights_only``);
      ``standalone_script(rules)``: the checker's source with the rules embedded (published as
      ``/check/atlas_check.py``); ``ruff_config(rules, to)``: a ruff ``banned-api`` table.
 
@@ -39,7 +41,7 @@ from .langs import LANGS
 from .problems import DataError
 from .text import punctuation, render_plain
 from .urls import DEFAULT_SITE_URL, upgrade_slug, url_for
-from .wheel import FAMILY_LABELS, claim_roles, wheel_of
+from .wheel import FAMILY_LABELS, claim_roles, weights_only_table, wheel_of
 
 SCHEMA_VERSION = 1
 CHECKER = Path(__file__).resolve().parent / "atlas_check.py"
@@ -381,6 +383,7 @@ class _Builder:
             "not_checked": not_checked,
             "dropped": sorted(self.dropped, key=lambda d: d["id"]),
             "env": env,
+            "weights_only": weights_only_table({p.version: self.wheel[p.version] for p in self.points}),
         }
 
     # --- environment ------------------------------------------------------------------
