@@ -1513,7 +1513,7 @@
 
   // atlas_check.plan_fixes: [unit] for one text; at(offset) maps the tokenizer's offsets to the text's
   function planFixes(text, sites, window, at) {
-    var units = [], byImport = [];
+    var units = [], byImport = new Map();
     function specsOf(q) {
       for (var i = 0; i < sites.length; i++) {
         var rw = sites[i].rule.rewrites, ts = Object.keys(rw);
@@ -1522,11 +1522,11 @@
       return null;
     }
     function importUnit(st, s) {
-      var u = byImport.filter(function (x) { return x[0] === st; })[0];
-      if (u) return u[1];
+      var u = byImport.get(st);
+      if (u) return u;
       var got = importEdits(st, specsOf, window, at);
       u = { edits: got[0] || [], ok: got[0] !== null, why: got[1], site: s, rule: s.rule };
-      byImport.push([st, u]);
+      byImport.set(st, u);
       units.push(u);
       return u;
     }
@@ -1593,8 +1593,8 @@
     while (lo < hi) { var mid = (lo + hi) >> 1; if (off < starts[mid]) hi = mid; else lo = mid + 1; }
     return lo;
   }
-  function region(text, edits) {   // atlas_check._region: [first line, old lines, new lines]
-    var starts = lineStarts(text), lines = text.split("\n"), offs = [];
+  function region(text, edits, tx) {   // atlas_check._region: [first line, old lines, new lines]
+    var starts = tx.starts, lines = tx.lines, offs = [];
     edits.forEach(function (e) { offs.push(e[0] === "at" ? e[1] : e[1][0]); });
     edits.forEach(function (e) { offs.push(e[0] === "at" ? e[1] : e[1][1]); });
     var first = lineOf(starts, Math.min.apply(null, offs)), last = lineOf(starts, Math.max.apply(null, offs));
@@ -1602,21 +1602,49 @@
     var shifted = edits.map(function (e) { return e[0] === "at" ? ["at", e[1] - a, e[2]] : ["span", [e[1][0] - a, e[1][1] - a], e[2]]; });
     return [first, text.slice(a, b).split("\n"), applyEdits(text.slice(a, b), shifted).split("\n")];
   }
-  function unitDict(path, text, u, lang) {   // atlas_check.unit_dict
+  function unitDict(path, text, u, lang, tx) {   // atlas_check.unit_dict
     var f = u.site.finding, r = u.rule;
     var d = { path: path, line: f[0], column: f[1], rule: r.id, change: r.change, api: f[3], title: r.title[lang], url: r.url[lang] };
-    if (u.edits.length) { var g = region(text, u.edits); d.line = g[0]; d.old = g[1]; d.new = g[2]; }
+    if (u.edits.length) { var g = region(text, u.edits, tx); d.line = g[0]; d.old = g[1]; d.new = g[2]; }
     if (!u.ok) d.why = u.why;
     return d;
   }
   var ekey = function (e) { return JSON.stringify(e); };
+  // the edits taken so far, sorted as apply_edits sorts them: whether more edits fit among them without
+  // an overlap is the question apply_edits(text, taken + more) answers, asked without applying anything
+  function Taken() { this.list = []; }
+  function ekeyLess(x, y) { return x[0] < y[0] || (x[0] === y[0] && x[1] < y[1]); }
+  Taken.prototype.at = function (x) {   // where x goes: after every edit that sorts before it or equal to it
+    var lo = 0, hi = this.list.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (ekeyLess(x, this.list[mid])) hi = mid; else lo = mid + 1; }
+    return lo;
+  };
+  Taken.prototype.fits = function (edits) {
+    var self = this, mine = normEdits(edits), all = [];
+    mine.forEach(function (x) {   // each new edit with the taken ones next to it
+      var i = self.at(x);
+      if (i > 0) all.push([self.list[i - 1], 0, i - 1]);
+      all.push([x, 1, i]);
+      if (i < self.list.length) all.push([self.list[i], 0, i]);
+    });
+    all.sort(function (p, q) { return p[0][0] - q[0][0] || p[0][1] - q[0][1] || p[2] - q[2] || p[1] - q[1]; });
+    for (var k = 1; k < all.length; k++) {
+      var p = all[k - 1], q = all[k];
+      if ((p[1] || q[1]) && !(p[1] === 0 && q[1] === 0 && p[2] === q[2]) && q[0][0] < p[0][1]) return false;
+    }
+    return true;
+  };
+  Taken.prototype.add = function (e) {
+    var x = normEdits([e])[0];
+    this.list.splice(this.at(x), 0, x);
+  };
   // the applied edits as a unified diff's hunks: {old_start, old_lines, new_start, new_lines, lines: [[" "|"-"|"+", text]]}
   // with `context` unchanged lines around each change (difflib's default is 3)
   function hunks(text, edits, context) {
     var starts = lineStarts(text), lines = text.split("\n"), blocks = [];
-    normEdits(edits).forEach(function (e) {   // the lines each edit touches, merged where they share one
+    normEdits(edits).forEach(function (e) {   // the lines each edit touches, merged where they touch
       var a = lineOf(starts, e[0]), b = lineOf(starts, e[1]), last = blocks[blocks.length - 1];
-      if (last && a <= last.last) { last.last = Math.max(last.last, b); last.edits.push(e); }
+      if (last && a <= last.last + 1) { last.last = Math.max(last.last, b); last.edits.push(e); }   // one run of changed lines
       else blocks.push({ first: a, last: b, edits: [e] });
     });
     var changes = [];
@@ -1632,7 +1660,7 @@
     var out = [], delta = 0, cur = null, strip = function (x) { return x.replace(/\r$/, ""); };
     changes.forEach(function (c) {
       var from = Math.max(1, c.first - context);
-      if (cur && from <= cur.end + 1) from = cur.end + 1;   // close to the one before: the same hunk
+      if (cur && c.first - cur.end - 1 <= 2 * context) from = cur.end + 1;   // close to the one before: the same hunk (difflib)
       else {
         if (cur) { for (var i = cur.end + 1; i <= Math.min(lines.length, cur.end + context); i++) { cur.h.lines.push([" ", strip(lines[i - 1])]); cur.h.old_lines++; cur.h.new_lines++; } out.push(cur.h); }
         cur = { h: { old_start: from, new_start: from + delta, old_lines: 0, new_lines: 0, lines: [] }, end: from - 1 };
@@ -1688,16 +1716,15 @@
     a.fixing = true;
     a.body(tree, new Scope("module", null));
     a.settle();
-    var kept = splitIgnored(text, a.findings);
-    var units = planFixes(text, a.sites.filter(function (s) { return kept.indexOf(s.finding) >= 0; }), windowOf(rules, frm, to), at);
-    var taken = [], edits = [];
+    var kept = new Set(splitIgnored(text, a.findings));
+    var units = planFixes(text, a.sites.filter(function (s) { return kept.has(s.finding); }), windowOf(rules, frm, to), at);
+    var taken = [], edits = [], seen = new Set(), taken1 = new Taken();
     units.forEach(function (u) {   // a unit whose edits overlap one taken before is left as a suggestion
       if (!(u.ok && u.edits.length)) return;
-      var seen = {};
-      edits.forEach(function (e) { seen[ekey(e)] = 1; });
-      var more = u.edits.filter(function (e) { return !seen[ekey(e)]; });
-      try { applyEdits(text, edits.concat(u.edits)); } catch (e) { u.ok = false; u.why = "overlaps another fix"; return; }
+      var more = u.edits.filter(function (e) { return !seen.has(ekey(e)); });
+      if (!taken1.fits(u.edits)) { u.ok = false; u.why = "overlaps another fix"; return; }
       taken.push(u);
+      more.forEach(function (e) { seen.add(ekey(e)); taken1.add(e); });
       edits = edits.concat(more);
     });
     var out = edits.length ? applyEdits(text, edits) : text;
@@ -1713,10 +1740,11 @@
       taken = ok;
       out = edits.length ? applyEdits(text, edits) : text;
     }
+    var applied = new Set(taken), lines = { starts: lineStarts(text), lines: text.split("\n") };
     return {
       text: out, skipped: [], hunks: hunks(text, edits, 3),
-      fixes: taken.map(function (u) { return unitDict(path, text, u, lang); }),
-      suggestions: units.filter(function (u) { return taken.indexOf(u) < 0 && !(u.ok && !u.edits.length); }).map(function (u) { return unitDict(path, text, u, lang); })
+      fixes: taken.map(function (u) { return unitDict(path, text, u, lang, lines); }),
+      suggestions: units.filter(function (u) { return !applied.has(u) && !(u.ok && !u.edits.length); }).map(function (u) { return unitDict(path, text, u, lang, lines); })
     };
   }
 
