@@ -522,3 +522,35 @@ def test_check_page_draws_a_few_hundred_places_at_a_time(page, served_site, fact
         more.click()
         clicks += 1
     assert drawn() == 1000 and clicks == -(-1000 // first) - 1
+
+
+#: from 2.5: torch.cholesky is rewritten (its new name and .mH are in every release since 2.0);
+#: torch.load's weights_only is a choice for a person: a suggestion with its proposed line
+FIX_CODE = "import torch\nL = torch.cholesky(A, upper=True)  # <img src=x onerror=alert(1)>\nm = torch.load(path)\n"
+
+
+def test_check_page_shows_the_proposed_diff_and_the_suggestions(page, served_site, factbase, axe):
+    ui = factbase.ui["en"]
+    _check(page, served_site, "en", FIX_CODE, kind="code", frm="2.5", to="2.15")
+    fixes = page.locator(".atlas-check-fixes")
+    assert fixes.locator("h3").inner_text() == ui["check.fix_title"]
+    diff = fixes.locator("pre.atlas-check-diff").first
+    # real text: each line says what it is with its "-" or "+", in <del> and <ins>, below a hunk header
+    assert diff.locator(".atlas-check-diff__hunk").all_inner_texts() == ["@@ -1,3 +1,3 @@\n"]
+    assert diff.locator("del").all_inner_texts() == ["-L = torch.cholesky(A, upper=True)  # <img src=x onerror=alert(1)>\n"]
+    assert diff.locator("ins").all_inner_texts() == ["+L = torch.linalg.cholesky(A).mH  # <img src=x onerror=alert(1)>\n"]
+    assert diff.inner_text().splitlines()[1:] == [" import torch", "-L = torch.cholesky(A, upper=True)  # <img src=x onerror=alert(1)>",
+                                                 "+L = torch.linalg.cholesky(A).mH  # <img src=x onerror=alert(1)>", " m = torch.load(path)"]
+    assert page.locator(".atlas-check-results img").count() == 0   # the snippet is text, never markup
+    sg = fixes.locator("li[data-suggestion='26-load-weights-only-default']")
+    assert sg.locator(".atlas-check-why").inner_text() == ui["check.suggest_why"].replace("{why}", "the safe choice needs a person")
+    assert sg.locator("ins").inner_text() == "+m = torch.load(path, weights_only=True)\n"
+    assert page.input_value("#atlas-check-input") == FIX_CODE   # a proposal: the paste is not rewritten
+    # the findings are still there, above the proposal
+    assert page.locator(".atlas-check-group li[data-change='214-remove-cholesky']").count() == 1
+    assert page.evaluate("() => { const g = document.querySelector('.atlas-check-group'), f = document.querySelector('.atlas-check-fixes');"
+                         " return !!(g.compareDocumentPosition(f) & Node.DOCUMENT_POSITION_FOLLOWING); }")
+    assert not serious_violations(axe, page)
+    # code with nothing to rewrite shows no proposal
+    _check(page, served_site, "en", "import torch\nQ, R = torch.linalg.qr(A)\n", kind="code")
+    assert page.locator(".atlas-check-fixes").count() == 0

@@ -167,18 +167,18 @@
           p++;
         }
         var body = text.slice(k + delim.length, p);
-        toks.push({ t: "STR", v: fstr ? null : unescape(body, raw), bytes: prefix.indexOf("b") >= 0, f: fstr, body: fstr ? body : null, raw: raw, line: startLine, col: startCol });
+        toks.push({ t: "STR", v: fstr ? null : unescape(body, raw), bytes: prefix.indexOf("b") >= 0, f: fstr, body: fstr ? body : null, raw: raw, line: startLine, col: startCol, at: i, end: p + delim.length });
         i = p + delim.length; continue;
       }
       NAME_RE.lastIndex = i;
       var m = NAME_RE.exec(text);
-      if (m) { toks.push({ t: "NAME", v: m[0], line: line, col: startCol }); i += m[0].length; continue; }
+      if (m) { toks.push({ t: "NAME", v: m[0], line: line, col: startCol, at: i, end: i + m[0].length }); i += m[0].length; continue; }
       if (/[0-9]/.test(ch) || (ch === "." && /[0-9]/.test(text[i + 1] || ""))) {
         NUM_RE.lastIndex = i; m = NUM_RE.exec(text);
         var num = m ? m[0] : ch;
         if (/^0\d*[1-9]/.test(num) && !/[.eEjJ]/.test(num)) throw new SyntaxErr("leading zeros in decimal integer literals", line);
         if (/[lL]$/.test(num)) throw new SyntaxErr("invalid decimal literal", line);
-        toks.push({ t: "NUM", v: num, line: line, col: startCol }); i += num.length; continue;
+        toks.push({ t: "NUM", v: num, line: line, col: startCol, at: i, end: i + num.length }); i += num.length; continue;
       }
       var op = null;
       for (var o = 0; o < OPS.length; o++) if (text.startsWith(OPS[o], i)) { op = OPS[o]; break; }
@@ -193,7 +193,7 @@
         if (!open || "([{".indexOf(open) !== ")]}".indexOf(op)) throw new SyntaxErr("unmatched '" + op + "'", line);
         depth--;
       }
-      var tok = { t: "OP", v: op, line: line, col: startCol };
+      var tok = { t: "OP", v: op, line: line, col: startCol, at: i, end: i + op.length };
       if (toks.length && toks[toks.length - 1].t === "NL" || toks.length === 0) tok.indent = indent;
       toks.push(tok); i += op.length;
       continue;
@@ -335,7 +335,7 @@
 
   // ------------------------------------------------------------------------ analysis
   // kwdicts: name -> [[key, token]] of a dict literal or dict(...) bound to it, for `f(**name)`
-  function Scope(kind, parent) { this.kind = kind; this.names = {}; this.parent = parent; this.stars = []; this.imported = {}; this.kwdicts = {}; this.ints = {}; }
+  function Scope(kind, parent) { this.kind = kind; this.names = {}; this.parent = parent; this.stars = []; this.imported = {}; this.kwdicts = {}; this.ints = {}; this.origins = {}; }
   var hasOwn = function (o, k) { return Object.prototype.hasOwnProperty.call(o, k); };
 
   function matching(toks, i) {   // index of the bracket closing toks[i]
@@ -405,7 +405,7 @@
   ["long", "int", "short", "byte", "char", "bool", "argmax", "argmin", "argsort", "nonzero"].forEach(function (m) { INT_METHODS[m] = 1; });
   ["argmax", "argmin", "argsort", "nonzero", "randint", "randint_like", "randperm", "bucketize", "searchsorted", "multinomial",
    "count_nonzero"].forEach(function (f) { INT_FUNCS["torch." + f] = 1; });
-  function Analyzer(ix) { this.ix = ix; this.findings = []; this.seen = {}; this.inExcept = 0; this.guard = 0; this.guardNames = {}; this.noGrad = 0; this.inits = []; this.pending = []; }
+  function Analyzer(ix) { this.ix = ix; this.findings = []; this.seen = {}; this.inExcept = 0; this.guard = 0; this.guardNames = {}; this.noGrad = 0; this.inits = []; this.pending = []; this.fixing = false; this.sites = []; this.inF = 0; }
   var A = Analyzer.prototype;
 
   A.emit = function (rule, tok, api) {
@@ -533,11 +533,12 @@
     }
     return BUILTINS[name] ? "builtins." + name : null;
   };
-  A.bind = function (scope, name, qual, imported, valueToks) {
+  A.bind = function (scope, name, qual, imported, valueToks, origin) {
     var isNone = valueToks && valueToks.length === 1 && valueToks[0].t === "NAME" && valueToks[0].v === "None";
     if (scope.imported[name] && !imported && (this.inExcept || isNone)) return;
     if (imported && this.inExcept && scope.imported[name]) return;
     scope.names[name] = qual;
+    if (origin) scope.origins[name] = origin; else delete scope.origins[name];   // the import that bound it (fixCode)
     delete scope.kwdicts[name];
     delete scope.ints[name];
     if (imported) scope.imported[name] = 1; else delete scope.imported[name];
@@ -568,9 +569,41 @@
     return null;
   };
   A.funcParent = function (scope) { while (scope.kind === "class") scope = scope.parent; return scope; };
-  A.checkName = function (q, tok) {
+  A.checkName = function (q, tok, where) {
     var self = this;
-    this.ix.name.forEach(function (x) { if (q === x[0] || q.indexOf(x[0] + ".") === 0) self.emit(x[1], tok, x[0]); });
+    this.ix.name.forEach(function (x) {
+      if ((q === x[0] || q.indexOf(x[0] + ".") === 0) && self.emit(x[1], tok, x[0])) self.site(x[1], x[0], where);
+    });
+  };
+  // fixCode: where a finding of a rule with rewrites is (Analyzer.site): an import statement, a
+  // name or attribute chain (with the call it is the function of), or a call
+  A.site = function (rule, api, where) {
+    if (!this.fixing || !rule.rewrites || !where) return;
+    if (typeof where === "function") where = where();
+    var s = { finding: this.findings[this.findings.length - 1], rule: rule, api: api, guard: this.guard > 0, fstring: this.inF > 0 };
+    for (var k in where) if (hasOwn(where, k)) s[k] = where[k];
+    this.sites.push(s);
+  };
+  A.origin = function (name, scope) {   // Analyzer.origin: the import that bound name where it resolves
+    for (var s = scope; s; s = s.parent) if (hasOwn(s.names, name)) return hasOwn(s.origins, name) ? s.origins[name] : null;
+    return null;
+  };
+  // a chain toks[i..e] as a site: its resolved prefixes (longest first), what bound its root, the call it is the function of
+  A.chainWhere = function (toks, i, e, scope, sh, q, callOpen) {
+    var self = this;
+    return function () {
+      for (var w = 1; callOpen < 0 && i - w >= 0 && toks[i - w].v === "(" && toks[e + w] && toks[e + w].v === ")" && matching(toks, i - w) === e + w; w++) {
+        if (toks[e + w + 1] && toks[e + w + 1].v === "(") callOpen = e + w + 1;   // (torch.qr)(a): still the call's function
+      }
+      var deco = i === 1 && toks[0].t === "OP" && toks[0].v === "@" && e === toks.length - 1;   // a bare decorator
+      return self.chainSite(toks, i, e, scope, sh, q, callOpen >= 0 ? callInfo(toks, callOpen, toks[e].end) : null, deco);
+    };
+  };
+  A.chainSite = function (toks, i, e, scope, sh, q, call, deco) {
+    var prefixes = [];
+    for (var k = e - 2; k >= i; k -= 2) prefixes.push({ end: toks[k].end, q: this.resolveChain(toks.slice(i, k + 1), scope, sh[i]) });
+    return { kind: e > i ? "attr" : "name", start: toks[i].at, end: toks[e].end, prefixes: prefixes,
+      origin: this.origin(toks[i].v, scope), q: q, call: call, deco: !!deco };
   };
   A.resolveChain = function (toks, scope, shadow) {
     var q = this.lookup(toks[0].v, scope, shadow);
@@ -714,9 +747,9 @@
           continue;
         }
         var q = this.resolveChain(chain, scope, sh[i]);
-        if (q && ix.name.length) this.checkName(q, t);
-        for (var k = 2; k < chain.length; k += 2) (ix.key[chain[k].v] || []).forEach(function (r) { self.emit(r, chain[k], r.target); });
         var callOpen = toks[e + 1] && toks[e + 1].t === "OP" && toks[e + 1].v === "(" ? e + 1 : -1;
+        if (q && ix.name.length) this.checkName(q, t, this.fixing && this.chainWhere(toks, i, e, scope, sh, q, callOpen));
+        for (var k = 2; k < chain.length; k += 2) (ix.key[chain[k].v] || []).forEach(function (r) { self.emit(r, chain[k], r.target); });
         if (callOpen >= 0) {
           var last = chain[chain.length - 1];
           if (chain.length > 1 && ix.method[last.v]) {
@@ -752,7 +785,8 @@
       sub.forEach(function (x) { x.line = at.line; x.col = at.col; });
       var inner = self.shadows(sub).map(function (o) { return Object.assign({}, shadow || {}, o || {}); });
       for (var k = 0; k < sub.length; k++) if (!inner[k]) inner[k] = shadow || undefined;
-      self.expr(sub, scope, inner);
+      self.inF++;
+      try { self.expr(sub, scope, inner); } finally { self.inF--; }
     });
   };
 
@@ -839,13 +873,21 @@
       var first = args[0] && args[0].kind === "pos" ? args[0].value : null;
       (ix.call[q] || []).forEach(function (r) {
         if (r.grad_only && first && self.isInt(first, scope)) return;   // torch.clamp(idx.long(), ...): no gradient to change
-        if (!self.argsMatch(args, r.args || []) || !self.emit(r, start, q) || !INHERITS[q]) return;
+        if (!self.argsMatch(args, r.args || []) || !self.emit(r, start, q)) return;
+        self.site(r, q, function () { return { kind: "call", start: start.at, call: callInfo(toks, open, toks[open - 1].end) }; });
+        if (!INHERITS[q]) return;
         var c = (r.args || []).filter(function (x) { return x.keyword === INHERITS[q][0]; })[0];
         if (c && self.argState(args, c.keyword, c.position)[0] === "missing") self.pending.push([self.findings.length - 1, r, q]);
       });
       (ix.param[q] || []).forEach(function (r) {
         args.forEach(function (a) {
-          if (a.kind === "kw" && a.name === r.keyword) self.emit(r, a.tok, q + "(" + r.keyword + "=)");
+          if (a.kind === "kw" && a.name === r.keyword) {
+            if (self.emit(r, a.tok, q + "(" + r.keyword + "=)") && chain) {
+              self.site(r, q, function () {
+                return self.chainSite(toks, open - chain.length, open - 1, scope, sh, q, callInfo(toks, open, toks[open - 1].end), false);
+              });
+            }
+          }
           else if (a.kind === "kwstar" && a.value.length === 1 && a.value[0].t === "NAME")   // f(**opts)
             (self.kwdict(a.value[0].v, scope) || []).forEach(function (k) { if (k[0] === r.keyword) self.emit(r, k[1], q + "(" + r.keyword + "=)"); });
         });
@@ -871,7 +913,9 @@
         var s = strGroup(args[1].value);
         if (s && !s.f && !s.bytes) {
           var bq = this.resolveChain(args[0].value, scope, sh[toks.indexOf(args[0].value[0])]);
-          if (bq) this.checkName(bq + "." + s.value, start);
+          if (bq) this.checkName(bq + "." + s.value, start, this.fixing && function () {   // the getattr call is the site
+            return { kind: "call", start: start.at, call: callInfo(toks, open, toks[open - 1].end), q: null, origin: null, prefixes: [] };
+          });
         }
       }
     }
@@ -1026,11 +1070,14 @@
     while (core.length >= 2 && core[0].v === "(" && matching(core, 0) === core.length - 1) core = core.slice(1, -1);
     if (core.length && !node.body && core.every(function (x) { return x.t === "STR"; }) && !strGroup(core).f) return;
     if (f.t !== "NAME") { this.expr(t, scope); if (node.body) this.body(node.body, scope); return; }
+    var stmt = this.fixing && (v === "import" || v === "from") ? { kind: "import", toks: t, from: v === "from", names: [] } : null;
     if (v === "import") {
       splitTop(t.slice(1), ",").forEach(function (p) {
         var as = p.map(function (x) { return x.v; }).indexOf("as"), dotted = (as >= 0 ? p.slice(0, as) : p).map(function (x) { return x.v; }).join("");
-        self.checkName(dotted, f);
-        if (as >= 0) self.bind(scope, p[as + 1].v, dotted, true);
+        var alias = { name: dotted, asname: as >= 0 ? p[as + 1].v : null };
+        if (stmt) stmt.names.push(alias);
+        self.checkName(dotted, f, stmt && { kind: "import", stmt: stmt });
+        if (as >= 0) self.bind(scope, p[as + 1].v, dotted, true, null, stmt && { stmt: stmt, alias: alias });
         else self.bind(scope, dotted.split(".")[0], dotted.split(".")[0], true);
       });
       return;
@@ -1041,13 +1088,16 @@
       var mod = t.slice(1, imp).map(function (x) { return x.v; }).join(""), relative = mod[0] === ".";
       var names = t.slice(imp + 1);
       if (names[0] && names[0].v === "(") names = names.slice(1, -1);
+      if (stmt) { stmt.module = mod; stmt.relative = relative; }
       splitTop(names, ",").forEach(function (p) {
         if (!p.length) return;
+        var alias = { name: p[0].v, asname: p.length >= 3 && p[1].v === "as" ? p[2].v : null };
+        if (stmt) stmt.names.push(alias);
         if (p[0].v === "*") { if (!relative) scope.stars.push(mod); return; }
         var nm = p[0].v, as = p.length >= 3 && p[1].v === "as" ? p[2].v : nm;
         if (relative || !mod) { self.bind(scope, as, null); return; }
-        self.checkName(mod + "." + nm, f);
-        self.bind(scope, as, mod + "." + nm, true);
+        self.checkName(mod + "." + nm, f, stmt && { kind: "import", stmt: stmt });
+        self.bind(scope, as, mod + "." + nm, true, null, stmt && { stmt: stmt, alias: alias });
       });
       return;
     }
@@ -1258,6 +1308,443 @@
           guard: f[4] ? "inside a compat guard (a version or feature test): if this branch is there for releases before " + r.introduced_in + ", it can go when you drop them" : null };
       }),
       skipped: res.skipped ? [{ path: path, reason: res.skipped }] : []
+    };
+  }
+
+  // ------------------------------------------------------------------------ fixes (atlas_check.py code --fix / --diff)
+  // The same rewrite data (a rule's `rewrites`) and the same plan as atlas_check.plan_fixes: a rewrite is
+  // applied only where its new name, and each keyword it passes, are proven in every release of the window
+  // (from..to); `apply: never`, guarded code and `# atlas: ignore` lines are never rewritten. Offsets are
+  // into the text as given; every byte outside an edited span stays. JS cannot compile Python: where the
+  // Python engine backs out a fix that would not compile, this backs out one its own reader rejects.
+  var NEEDS_PERSON = "the safe choice needs a person";
+
+  // the call whose "(" is toks[open]: its end, the end of its function, and its arguments as ast places them
+  function callInfo(toks, open, funcEnd) {
+    var close = matching(toks, open), items = [];
+    splitTop(toks.slice(open + 1, close), ",").forEach(function (a) {
+      if (!a.length) return;
+      var it = { toks: a, start: a[0].at, end: a[a.length - 1].end };
+      if (a[0].t === "OP" && a[0].v === "**") it.kind = "kwstar";
+      else if (a[0].t === "OP" && a[0].v === "*") it.kind = "star";
+      else if (a.length > 1 && a[0].t === "NAME" && a[1].t === "OP" && a[1].v === "=") { it.kind = "kw"; it.name = a[0].v; it.value = a.slice(2); }
+      else {   // a positional argument's node is the expression inside any parentheses around it
+        it.kind = "pos"; it.value = a;
+        var inner = unparen(a);
+        it.start = inner[0].at; it.end = inner[inner.length - 1].end;
+      }
+      items.push(it);
+    });
+    return { end: toks[close].end, funcEnd: funcEnd, items: items };
+  }
+  function unparen(v) {   // (x) -> x; a tuple, a generator or () keeps its parentheses
+    while (v.length > 2 && v[0].v === "(" && v[0].t === "OP" && matching(v, 0) === v.length - 1) {
+      var inner = v.slice(1, -1);
+      if (topIndex(inner, function (x) { return x.v === "," || x.v === "for" || x.v === "yield"; }) >= 0) break;
+      v = inner;
+    }
+    return v;
+  }
+  function pyRepr(s) {   // repr() of a str
+    var q = s.indexOf("'") >= 0 && s.indexOf("\"") < 0 ? "\"" : "'";
+    return q + s.replace(/[\\\n\r\t]/g, function (c) { return { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" }[c]; })
+      .replace(new RegExp(q, "g"), "\\" + q) + q;
+  }
+  function pyNum(v) {   // repr() of a number literal, for the common spellings
+    var t = v.replace(/_/g, "");
+    if (/^0[xXoObB]/.test(t)) return String(parseInt(t.slice(2), { x: 16, o: 8, b: 2 }[t[1].toLowerCase()]));
+    if (/^\d+$/.test(t)) return String(BigInt(t));
+    return t;
+  }
+  function literal(v) {   // atlas_check._literal: the Python spelling of a literal argument, or null
+    v = unparen(v);
+    if (v.length === 1 && v[0].t === "NAME" && /^(True|False|None)$/.test(v[0].v)) return v[0].v;
+    if (v.length === 1 && v[0].t === "NUM") return pyNum(v[0].v);
+    if (v.length === 2 && v[0].t === "OP" && v[0].v === "-" && v[1].t === "NUM") return "-" + pyNum(v[1].v);
+    var g = strGroup(v);
+    if (g && !g.f) return (g.bytes ? "b" : "") + pyRepr(g.value);
+    return null;
+  }
+  // ast.unparse of an argument, for the simple ones a reason names (x, a.b, f(), -1, 'cuda')
+  function unparse(v) {
+    v = unparen(v);
+    var lit = literal(v);
+    if (lit !== null) return lit;
+    var out = "";
+    v.forEach(function (x, k) {
+      var p = v[k - 1], s = x.t === "STR" ? (x.f ? "f" + pyRepr(x.body) : literal([x])) : x.v;
+      if (x.t === "OP" && /^[.)\]]$/.test(x.v)) out += s;
+      else if (x.t === "OP" && x.v === ",") out += ", ";
+      else if (x.t === "OP" && /^[(\[]$/.test(x.v)) out += (p && (p.t === "NAME" && !KW[p.v] || p.t === "STR" || /^[)\]]$/.test(p.v)) ? "" : (p && !/^[(\[.]$/.test(p.v) ? " " : "")) + s;
+      else if (x.t === "OP" && x.v === "=" ) out += s;
+      else if (!p || (p.t === "OP" && /^[(\[.,=]$/.test(p.v)) ||
+               (p.t === "OP" && /^[-+~]$/.test(p.v) && (!v[k - 2] || (v[k - 2].t === "OP" && !/^[)\]]$/.test(v[k - 2].v))))) out += s;
+      else out += " " + s;
+    });
+    return out;
+  }
+  function kwNames(texts) { return texts.map(function (t) { return t.split("=")[0].trim(); }); }
+  function windowOf(rules, frm, to) { return rules.releases.filter(function (v) { return vcmp(frm, v) <= 0 && vcmp(v, to) <= 0; }); }
+
+  function unsafe(spec, name, window, keywords) {   // atlas_check._unsafe
+    var ok = hasOwn(spec.safe_in, name) ? spec.safe_in[name] : null;
+    if (ok === null) return "no runtime lock shows " + name + " resolving";
+    var miss = window.filter(function (v) { return ok.indexOf(v) < 0; });
+    if (miss.length) return name + " does not resolve in torch " + miss.join(", ");
+    keywords = keywords || [];
+    for (var i = 0; i < keywords.length; i++) {
+      var k = keywords[i];
+      if (k.indexOf(".") >= 0) { var why = unsafe(spec, k, window); if (why) return why; continue; }
+      var acc = hasOwn(spec.accepts, k) ? spec.accepts[k] : [];
+      miss = window.filter(function (v) { return acc.indexOf(v) < 0; });
+      if (miss.length) return spec["new"] + "(" + k + "=) is not proven in torch " + miss.join(", ");
+    }
+    return null;
+  }
+
+  // atlas_check.call_edits: [edits, keywords written, why not]; call null: a bare use
+  function callEdits(text, spec, call, deco) {
+    var args = spec.args.slice(), kws = spec.keywords.slice();
+    if (!call) {
+      if (!(args.length || kws.length) || spec.bare === "keep") return [[], [], null];
+      if (spec.bare === "call" && deco) return [[["ins", null, "(" + args.concat(kws).join(", ") + ")"]], kwNames(kws), null];
+      return [null, [], "a bare use (not a call): the arguments it needs cannot be added"];
+    }
+    var items = call.items, pos = items.filter(function (x) { return x.kind === "pos" || x.kind === "star"; });
+    var starred = items.some(function (x) { return x.kind === "star" || x.kind === "kwstar"; });
+    if (spec.positional === "suggest" && pos.length) return [null, [], "positional arguments would shift"];
+    if (starred && (Object.keys(spec.map).length || args.length)) return [null, [], "*args or **kwargs: the arguments cannot be told apart"];
+    var edits = [], written = kwNames(kws), drops = [], reads = [];
+    var mapKeys = Object.keys(spec.map);
+    for (var mi = 0; mi < mapKeys.length; mi++) {
+      var kw = mapKeys[mi], m = spec.map[kw];
+      var item = items.filter(function (x) { return x.kind === "kw" && x.name === kw; })[0] || null, node = item ? item.value : null;
+      if (!item && m.position !== null && m.position !== undefined && m.position < pos.length) { item = pos[m.position]; node = item.kind === "star" ? item.toks : item.value; }
+      if (!item) continue;
+      var lit = item.kind === "star" ? null : literal(node), act = hasOwn(m.values, lit || "") ? m.values[lit || ""] : null;
+      if (!act) return [null, [], kw + "=" + unparse(node) + ": only a literal the data knows can be rewritten"];
+      if (act.suffix) { edits.push(["at", call.end, act.suffix]); reads.push("torch.Tensor" + act.suffix); }
+      if (act.drop) drops.push(items.indexOf(item));
+      else { edits.push(["span", [item.start, item.end], act.text]); written = written.concat(kwNames([act.text])); }
+    }
+    if (drops.length > 1) return [null, [], "more than one argument to drop"];
+    drops.forEach(function (i) {
+      var span;
+      if (i > 0) span = [items[i - 1].end, items[i].end];
+      else if (items.length > 1) span = [items[i].start, items[i + 1].start];
+      else { var mm = /^\s*,/.exec(text.slice(items[i].end)); span = [items[i].start, mm ? items[i].end + mm[0].length : items[i].end]; }
+      edits.push(["span", span, ""]);
+    });
+    var have = {};
+    items.forEach(function (x) { if (x.kind === "kw") have[x.name] = 1; });
+    var newKws = kws.filter(function (k) { return !have[kwNames([k])[0]]; });
+    var left = items.length - drops.length;
+    var om = /^\s*\(/.exec(text.slice(call.funcEnd)), opener = om ? call.funcEnd + om[0].length : null;
+    if (opener === null) return [null, [], "the call's parenthesis is not next to its name"];
+    if (args.length) edits.push(["at", opener, args.join(", ") + (left || newKws.length ? ", " : "")]);
+    if (newKws.length) {
+      var kept = items.filter(function (x, j) { return drops.indexOf(j) < 0; });
+      if (kept.length) edits.push(["at", kept[kept.length - 1].end, ", " + newKws.join(", ")]);
+      else if (!args.length) edits.push(["at", opener, newKws.join(", ")]);
+      else edits[edits.length - 1] = ["at", opener, args.concat(newKws).join(", ")];
+    }
+    return [edits, written.concat(reads), null];
+  }
+
+  function dottedSpans(toks) {   // atlas_check._dotted_spans over [string, start, end]
+    var out = [], cur = null, ident = function (s) { return /^[A-Za-z_\u00c0-\uffff][\w\u00c0-\uffff]*$/.test(s); };
+    toks.forEach(function (x) {
+      var s = x[0];
+      if (cur && s === ".") { cur[0] += "."; cur[2] = x[2]; }
+      else if (cur && cur[0].slice(-1) === "." && ident(s)) { cur[0] += s; cur[2] = x[2]; }
+      else { if (cur) out.push(cur); cur = ident(s) ? [s, x[1], x[2]] : null; }
+    });
+    if (cur) out.push(cur);
+    return out;
+  }
+
+  // atlas_check.import_edits: [edits, why not] for an import statement whose names move
+  function importEdits(st, specsOf, window, at) {
+    var toks = st.toks.filter(function (x) { return x.t === "NAME" || x.t === "OP"; }).map(function (x) { return [x.v, at(x.at), at(x.end)]; });
+    if (st.from) {
+      if (st.relative || !st.module) return [null, "a relative import"];
+      var kw = -1;
+      for (var i = 0; i < toks.length; i++) if (toks[i][0] === "import") { kw = i; break; }
+      var mod = dottedSpans(toks.slice(1, kw)).filter(function (d) { return d[0] === st.module; });
+      if (!mod.length) return [null, "the module's name is split across lines"];
+      var parents = {};
+      for (i = 0; i < st.names.length; i++) {
+        var a = st.names[i];
+        if (a.name === "*") return [null, "a star import"];
+        var q = st.module + "." + a.name, got = specsOf(q);
+        if (!got) return [null, a.name + " does not move with the others: split the import"];
+        var t = got[0], spec = got[1];
+        if (spec.apply === "never") return [null, NEEDS_PERSON];
+        var nw = spec["new"] + q.slice(t.length), dot = nw.lastIndexOf("."), parent = nw.slice(0, Math.max(dot, 0)), last = nw.slice(dot + 1);
+        if (last !== a.name) return [null, q + " is named " + nw + " at its new place"];
+        var why = unsafe(spec, nw, window);
+        if (why) return [null, why];
+        parents[parent] = 1;
+      }
+      var ps = Object.keys(parents);
+      if (ps.length !== 1) return [null, "the names move to different modules: split the import"];
+      return [[["span", [mod[0][1], mod[0][2]], ps[0]]], null];
+    }
+    var edits = [], names = dottedSpans(toks.slice(1)).filter(function (d) { return d[0] !== "as"; });
+    for (i = 0; i < st.names.length; i++) {
+      a = st.names[i];
+      got = specsOf(a.name);
+      if (!got) continue;
+      t = got[0]; spec = got[1];
+      nw = spec["new"] + a.name.slice(t.length);
+      why = unsafe(spec, nw, window);
+      if (why) return [null, why];
+      var span = names.filter(function (d) { return d[0] === a.name; })[0];
+      if (!span) return [null, "the module's name is split across lines"];
+      edits.push(["span", [span[1], span[2]], nw]);
+    }
+    return [edits, null];
+  }
+
+  function bound(origin) {   // atlas_check._bound
+    return origin.stmt.from && origin.stmt.module ? origin.stmt.module + "." + origin.alias.name : origin.alias.name;
+  }
+  function under(q, t) { return q === t || q.indexOf(t + ".") === 0; }
+
+  // atlas_check.plan_fixes: [unit] for one text; at(offset) maps the tokenizer's offsets to the text's
+  function planFixes(text, sites, window, at) {
+    var units = [], byImport = new Map();
+    function specsOf(q) {
+      for (var i = 0; i < sites.length; i++) {
+        var rw = sites[i].rule.rewrites, ts = Object.keys(rw);
+        for (var j = 0; j < ts.length; j++) if (under(q, ts[j])) return [ts[j], rw[ts[j]]];
+      }
+      return null;
+    }
+    function importUnit(st, s) {
+      var u = byImport.get(st);
+      if (u) return u;
+      var got = importEdits(st, specsOf, window, at);
+      u = { edits: got[0] || [], ok: got[0] !== null, why: got[1], site: s, rule: s.rule };
+      byImport.set(st, u);
+      units.push(u);
+      return u;
+    }
+    sites.forEach(function (s) {
+      var rule = s.rule, t = s.api, spec = hasOwn(rule.rewrites, t) ? rule.rewrites[t] : null;
+      if (s.guard || !spec) return;   // guarded: code that already handles both releases
+      if (s.fstring) { units.push({ edits: [], ok: false, why: "inside an f-string", site: s, rule: rule }); return; }
+      if (s.kind === "import") { importUnit(s.stmt, s); return; }
+      var unit = { edits: [], ok: true, why: null, site: s, rule: rule };
+      units.push(unit);
+      var q = s.q || t, nw = q.indexOf(t) === 0 ? spec["new"] + q.slice(t.length) : spec["new"];
+      var origin = s.origin, moved = !!origin && under(bound(origin), t);
+      if (spec.apply === "never") { unit.ok = false; unit.why = NEEDS_PERSON; }
+      else if (moved) unit.parent = importUnit(origin.stmt, s);
+      else if (q !== nw && s.kind === "attr") {
+        var p = s.prefixes.filter(function (x) { return x.q && q.indexOf(x.q + ".") === 0 && nw.indexOf(x.q + ".") === 0; })[0];
+        if (!p) { unit.ok = false; unit.why = "the module it is reached from does not hold " + nw; }
+        else unit.edits.push(["span", [at(p.end), at(s.end)], "." + nw.slice(p.q.length + 1)]);
+      } else if (q !== nw) { unit.ok = false; unit.why = "a name bound by an assignment or a star import"; }
+      if (unit.ok || unit.why === NEEDS_PERSON) {
+        var c = s.call ? mapCall(s.call, at) : null;
+        var ce = callEdits(text, spec, c, s.deco);
+        if (ce[2]) { unit.ok = false; unit.why = ce[2]; unit.edits = []; return; }
+        ce[0].forEach(function (e) { unit.edits.push(e[0] === "ins" ? ["at", at(s.end), e[2]] : e); });
+        var why = unsafe(spec, nw, window, ce[1]);
+        if (why && unit.ok) { unit.ok = false; unit.why = why; }
+      }
+    });
+    units.forEach(function (u) {   // a use whose import cannot move cannot be fixed either, and the other way round
+      var par = u.parent;
+      if (par && !(par.ok && u.ok)) {
+        var why = !par.ok ? par.why : u.why;
+        par.ok = false; par.why = why; u.ok = false; u.why = why;
+      }
+    });
+    return units;
+  }
+  function mapCall(c, at) {   // a callInfo with the text's offsets
+    return { end: at(c.end), funcEnd: at(c.funcEnd), items: c.items.map(function (x) {
+      return { kind: x.kind, name: x.name, value: x.value, toks: x.toks, start: at(x.start), end: at(x.end) };
+    }) };
+  }
+
+  function normEdits(edits) {
+    return edits.map(function (e) { return e[0] === "at" ? [e[1], e[1], e[2]] : [e[1][0], e[1][1], e[2]]; })
+      .sort(function (x, y) { return x[0] - y[0] || x[1] - y[1]; });
+  }
+  function applyEdits(text, edits) {   // atlas_check.apply_edits; throws on overlapping edits
+    var out = [], at = 0;
+    normEdits(edits).forEach(function (e) {
+      if (e[0] < at) throw new Error("overlapping edits");
+      out.push(text.slice(at, e[0]), e[2]); at = e[1];
+    });
+    out.push(text.slice(at));
+    return out.join("");
+  }
+  function lineStarts(text) {
+    var starts = [0];
+    for (var i = 0; i < text.length; i++) if (text[i] === "\n") starts.push(i + 1);
+    return starts;
+  }
+  function lineOf(starts, off) {   // bisect_right
+    var lo = 0, hi = starts.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (off < starts[mid]) hi = mid; else lo = mid + 1; }
+    return lo;
+  }
+  function region(text, edits, tx) {   // atlas_check._region: [first line, old lines, new lines]
+    var starts = tx.starts, lines = tx.lines, offs = [];
+    edits.forEach(function (e) { offs.push(e[0] === "at" ? e[1] : e[1][0]); });
+    edits.forEach(function (e) { offs.push(e[0] === "at" ? e[1] : e[1][1]); });
+    var first = lineOf(starts, Math.min.apply(null, offs)), last = lineOf(starts, Math.max.apply(null, offs));
+    var a = starts[first - 1], b = starts[last - 1] + lines[last - 1].length;
+    var shifted = edits.map(function (e) { return e[0] === "at" ? ["at", e[1] - a, e[2]] : ["span", [e[1][0] - a, e[1][1] - a], e[2]]; });
+    return [first, text.slice(a, b).split("\n"), applyEdits(text.slice(a, b), shifted).split("\n")];
+  }
+  function unitDict(path, text, u, lang, tx) {   // atlas_check.unit_dict
+    var f = u.site.finding, r = u.rule;
+    var d = { path: path, line: f[0], column: f[1], rule: r.id, change: r.change, api: f[3], title: r.title[lang], url: r.url[lang] };
+    if (u.edits.length) { var g = region(text, u.edits, tx); d.line = g[0]; d.old = g[1]; d.new = g[2]; }
+    if (!u.ok) d.why = u.why;
+    return d;
+  }
+  var ekey = function (e) { return JSON.stringify(e); };
+  // the edits taken so far, sorted as apply_edits sorts them: whether more edits fit among them without
+  // an overlap is the question apply_edits(text, taken + more) answers, asked without applying anything
+  function Taken() { this.list = []; }
+  function ekeyLess(x, y) { return x[0] < y[0] || (x[0] === y[0] && x[1] < y[1]); }
+  Taken.prototype.at = function (x) {   // where x goes: after every edit that sorts before it or equal to it
+    var lo = 0, hi = this.list.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (ekeyLess(x, this.list[mid])) hi = mid; else lo = mid + 1; }
+    return lo;
+  };
+  Taken.prototype.fits = function (edits) {
+    var self = this, mine = normEdits(edits), all = [];
+    mine.forEach(function (x) {   // each new edit with the taken ones next to it
+      var i = self.at(x);
+      if (i > 0) all.push([self.list[i - 1], 0, i - 1]);
+      all.push([x, 1, i]);
+      if (i < self.list.length) all.push([self.list[i], 0, i]);
+    });
+    all.sort(function (p, q) { return p[0][0] - q[0][0] || p[0][1] - q[0][1] || p[2] - q[2] || p[1] - q[1]; });
+    for (var k = 1; k < all.length; k++) {
+      var p = all[k - 1], q = all[k];
+      if ((p[1] || q[1]) && !(p[1] === 0 && q[1] === 0 && p[2] === q[2]) && q[0][0] < p[0][1]) return false;
+    }
+    return true;
+  };
+  Taken.prototype.add = function (e) {
+    var x = normEdits([e])[0];
+    this.list.splice(this.at(x), 0, x);
+  };
+  // the applied edits as a unified diff's hunks: {old_start, old_lines, new_start, new_lines, lines: [[" "|"-"|"+", text]]}
+  // with `context` unchanged lines around each change (difflib's default is 3)
+  function hunks(text, edits, context) {
+    var starts = lineStarts(text), lines = text.split("\n"), blocks = [];
+    normEdits(edits).forEach(function (e) {   // the lines each edit touches, merged where they touch
+      var a = lineOf(starts, e[0]), b = lineOf(starts, e[1]), last = blocks[blocks.length - 1];
+      if (last && a <= last.last + 1) { last.last = Math.max(last.last, b); last.edits.push(e); }   // one run of changed lines
+      else blocks.push({ first: a, last: b, edits: [e] });
+    });
+    var changes = [];
+    blocks.forEach(function (k) {
+      var a = starts[k.first - 1], b = starts[k.last - 1] + lines[k.last - 1].length;
+      var old = text.slice(a, b).split("\n");
+      var nw = applyEdits(text.slice(a, b), k.edits.map(function (e) { return ["span", [e[0] - a, e[1] - a], e[2]]; })).split("\n");
+      var first = k.first;
+      while (old.length && nw.length && old[0] === nw[0]) { old.shift(); nw.shift(); first++; }
+      while (old.length && nw.length && old[old.length - 1] === nw[nw.length - 1]) { old.pop(); nw.pop(); }
+      if (old.length || nw.length) changes.push({ first: first, old: old, "new": nw });
+    });
+    var out = [], delta = 0, cur = null, strip = function (x) { return x.replace(/\r$/, ""); };
+    changes.forEach(function (c) {
+      var from = Math.max(1, c.first - context);
+      if (cur && c.first - cur.end - 1 <= 2 * context) from = cur.end + 1;   // close to the one before: the same hunk (difflib)
+      else {
+        if (cur) { for (var i = cur.end + 1; i <= Math.min(lines.length, cur.end + context); i++) { cur.h.lines.push([" ", strip(lines[i - 1])]); cur.h.old_lines++; cur.h.new_lines++; } out.push(cur.h); }
+        cur = { h: { old_start: from, new_start: from + delta, old_lines: 0, new_lines: 0, lines: [] }, end: from - 1 };
+      }
+      for (var j = from; j < c.first; j++) { cur.h.lines.push([" ", strip(lines[j - 1])]); cur.h.old_lines++; cur.h.new_lines++; }
+      c.old.forEach(function (x) { cur.h.lines.push(["-", strip(x)]); });
+      c["new"].forEach(function (x) { cur.h.lines.push(["+", strip(x)]); });
+      cur.h.old_lines += c.old.length; cur.h.new_lines += c["new"].length;
+      cur.end = c.first + c.old.length - 1;
+      delta += c["new"].length - c.old.length;
+    });
+    if (cur) {
+      var endCtx = lines.length - (text.slice(-1) === "\n" ? 1 : 0);   // the empty "line" after a final newline is none
+      for (var i = cur.end + 1; i <= Math.min(endCtx, cur.end + context); i++) { cur.h.lines.push([" ", strip(lines[i - 1])]); cur.h.old_lines++; cur.h.new_lines++; }
+      out.push(cur.h);
+    }
+    return out;
+  }
+  // the stand-in for Python's compile(): JS reads the result as it reads a snippet (brackets, strings,
+  // indentation, Python 2 statements); the text it started from parsed, so only an edit can break it
+  function parses(text) {
+    try { return !py2(buildTree(tokenize(text.replace(/\r\n?/g, "\n")))); } catch (e) { if (e instanceof SyntaxErr) return false; throw e; }
+  }
+
+  // the fixes for one snippet: {text, fixes, suggestions, skipped} (atlas_check.fix_source and unit_dict)
+  function fixCode(rules, input, opts) {
+    opts = opts || {};
+    var frm = opts.from || rules.releases[0], to = opts.to || rules.releases[rules.releases.length - 1], lang = opts.lang || "en";
+    var path = opts.path || "<paste>", text = input;
+    if (typeof input !== "string") {
+      var dec = decodeBytes(input);
+      if (dec[1]) return { text: null, fixes: [], suggestions: [], skipped: [{ path: path, reason: dec[1] }], hunks: [] };
+      text = dec[0];
+    }
+    var none = { text: text, fixes: [], suggestions: [], skipped: [], hunks: [] };
+    var ix = new Index(rules, frm, to), norm = text.replace(/\r\n?/g, "\n"), tree;
+    try { tree = buildTree(tokenize(norm)); } catch (e) {
+      if (e instanceof SyntaxErr) { none.skipped = [{ path: path, reason: "does not parse: " + e.msg + " (line " + e.line + ")" }]; return none; }
+      throw e;
+    }
+    if (py2(tree) || !(ix.pattern && ix.pattern.test(text))) return none;
+    // the tokenizer reads the text with \n line ends: its offsets, mapped back to the text's
+    var back = null;
+    if (norm !== text) {
+      back = new Int32Array(norm.length + 1);   // a line end maps to its first character (the \r of \r\n)
+      for (var i = 0, j = 0; j <= norm.length; j++) {
+        back[j] = i;
+        i += text[i] === "\r" && text[i + 1] === "\n" ? 2 : 1;
+      }
+    }
+    var at = back ? function (o) { return back[o]; } : function (o) { return o; };
+    var a = new Analyzer(ix);
+    a.fixing = true;
+    a.body(tree, new Scope("module", null));
+    a.settle();
+    var kept = new Set(splitIgnored(text, a.findings));
+    var units = planFixes(text, a.sites.filter(function (s) { return kept.has(s.finding); }), windowOf(rules, frm, to), at);
+    var taken = [], edits = [], seen = new Set(), taken1 = new Taken();
+    units.forEach(function (u) {   // a unit whose edits overlap one taken before is left as a suggestion
+      if (!(u.ok && u.edits.length)) return;
+      var more = u.edits.filter(function (e) { return !seen.has(ekey(e)); });
+      if (!taken1.fits(u.edits)) { u.ok = false; u.why = "overlaps another fix"; return; }
+      taken.push(u);
+      more.forEach(function (e) { seen.add(ekey(e)); taken1.add(e); });
+      edits = edits.concat(more);
+    });
+    var out = edits.length ? applyEdits(text, edits) : text;
+    if (out !== text && !parses(out)) {   // one at a time, keeping each that still parses (atlas_check.fix_source)
+      var ok = [];
+      edits = [];
+      taken.forEach(function (u) {
+        var seen = {};
+        edits.forEach(function (e) { seen[ekey(e)] = 1; });
+        var trial = edits.concat(u.edits.filter(function (e) { return !seen[ekey(e)]; }));
+        if (parses(applyEdits(text, trial))) { edits = trial; ok.push(u); } else { u.ok = false; u.why = "the result would not compile"; }
+      });
+      taken = ok;
+      out = edits.length ? applyEdits(text, edits) : text;
+    }
+    var applied = new Set(taken), lines = { starts: lineStarts(text), lines: text.split("\n") };
+    return {
+      text: out, skipped: [], hunks: hunks(text, edits, 3),
+      fixes: taken.map(function (u) { return unitDict(path, text, u, lang, lines); }),
+      suggestions: units.filter(function (u) { return !applied.has(u) && !(u.ok && !u.edits.length); }).map(function (u) { return unitDict(path, text, u, lang, lines); })
     };
   }
 
@@ -1702,11 +2189,12 @@
       if (c.source !== undefined && c.source !== null) input = c.source;
       out.code.push(checkCode(p.rules, input, { from: c.from, to: c.to, lang: c.lang, path: c.path }));
     });
+    (p.fix || []).forEach(function (c) { (out.fix = out.fix || []).push(fixCode(p.rules, c.source, { from: c.from, to: c.to, lang: c.lang, path: c.path })); });
     (p.env || []).forEach(function (e) { out.env.push(checkEnv(p.rules, e.text, { to: e.to, lang: e.lang })); });
     (p.detect || []).forEach(function (t) { (out.detect = out.detect || []).push(detectKind(t)); });
     return out;
   }
 
-  var api = { checkCode: checkCode, checkEnv: checkEnv, splitPastes: splitPastes, parseEnv: parseEnv, detectKind: detectKind, releaseOf: releaseOf, ruleSeverity: ruleSeverity, batch: batch, tokenize: tokenize, vcmp: vcmp };
+  var api = { checkCode: checkCode, fixCode: fixCode, checkEnv: checkEnv, splitPastes: splitPastes, parseEnv: parseEnv, detectKind: detectKind, releaseOf: releaseOf, ruleSeverity: ruleSeverity, batch: batch, tokenize: tokenize, vcmp: vcmp };
   if (typeof module !== "undefined" && module.exports) module.exports = api; else root.AtlasCheck = api;
 })(typeof self !== "undefined" ? self : this);

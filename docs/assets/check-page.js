@@ -63,7 +63,48 @@
     if (later) button(); else next();
   }
 
-  function showCode(res, frm, to) {
+  // what fixCode proposes for the snippet: the diff of the rewrites that are safe on every release from
+  // frm to to, then the suggestions with why each is not applied. Nothing is written into the textarea.
+  // Every text from the snippet or the data goes in as text (textContent), never as markup.
+  function diffLine(mark, text) {
+    return el(mark === "-" ? "del" : mark === "+" ? "ins" : "span", { "class": "atlas-check-diff__" + ({ "-": "old", "+": "new", " ": "same" })[mark] }, mark + text + "\n");
+  }
+  function showFixes(fx, frm, to) {
+    if (!fx || !(fx.fixes.length || fx.suggestions.length)) return;
+    var sec = el("section", { "class": "atlas-check-fixes" });
+    sec.appendChild(el("h3", {}, form.dataset.fixTitle));
+    if (fx.fixes.length) {
+      sec.appendChild(el("p", {}, fill(form.dataset.fixIntro, { n: fx.fixes.length, old: frm, "new": to })));
+      var pre = el("pre", { "class": "atlas-check-diff", tabindex: "0", "aria-label": form.dataset.fixDiff });
+      fx.hunks.forEach(function (h) {
+        pre.appendChild(el("span", { "class": "atlas-check-diff__hunk" }, "@@ -" + h.old_start + "," + h.old_lines + " +" + h.new_start + "," + h.new_lines + " @@\n"));
+        h.lines.forEach(function (l) { pre.appendChild(diffLine(l[0], l[1])); });
+      });
+      sec.appendChild(pre);
+    }
+    if (fx.suggestions.length) {
+      sec.appendChild(el("h4", {}, fill(form.dataset.suggestTitle, { n: fx.suggestions.length })));
+      var ul = el("ul", { "class": "atlas-check-suggestions" });
+      fx.suggestions.forEach(function (sg) {
+        var li = el("li", { "data-suggestion": sg.change || sg.rule, "data-api": sg.api });
+        li.appendChild(el("code", {}, sg.line + ":" + sg.column));
+        li.appendChild(document.createTextNode(" "));
+        li.appendChild(link(sg.url, sg.title));
+        li.appendChild(el("p", { "class": "atlas-check-why" }, fill(form.dataset.suggestWhy, { why: sg.why })));
+        if (sg.old || sg["new"]) {
+          var p = el("pre", { "class": "atlas-check-diff", tabindex: "0", "aria-label": form.dataset.suggestDiff });
+          (sg.old || []).forEach(function (x) { p.appendChild(diffLine("-", x.replace(/\r$/, ""))); });
+          (sg["new"] || []).forEach(function (x) { p.appendChild(diffLine("+", x.replace(/\r$/, ""))); });
+          li.appendChild(p);
+        }
+        ul.appendChild(li);
+      });
+      sec.appendChild(ul);
+    }
+    out.appendChild(sec);
+  }
+
+  function showCode(res, frm, to, fx) {
     var groups = {}, drawn = 0, rest = [];
     res.findings.forEach(function (f) { (groups[f.severity] = groups[f.severity] || []).push(f); });
     SEVERITIES.forEach(function (sev) {
@@ -96,6 +137,7 @@
       out.appendChild(restList);
       paged(rest, restList, finding, true);
     }
+    showFixes(fx, frm, to);
     res.skipped.forEach(function (s) { out.appendChild(el("p", {}, fill(form.dataset.skipped, { reason: s.reason }))); });
     // what the code check cannot see between the two releases: the changes no rule matches
     var blind = (rules.not_checked || []).filter(function (n) { return AC.vcmp(n.release, frm) > 0 && AC.vcmp(n.release, to) <= 0; });
@@ -171,7 +213,11 @@
         showEnvAll(res);
       } else if (AC.vcmp(frm, to) >= 0) {
         status.textContent = fill(form.dataset.reversed, { old: frm, "new": to });
-      } else showCode(AC.checkCode(r, text, { from: frm, to: to, lang: lang }), frm, to);
+      } else {
+        var fx = null;
+        try { fx = AC.fixCode(r, text, { from: frm, to: to, lang: lang }); } catch (err) { fx = null; }   // the findings stand without it
+        showCode(AC.checkCode(r, text, { from: frm, to: to, lang: lang }), frm, to, fx);
+      }
       form.dataset.kind = kind;
       form.dataset.ms = (performance.now() - t0).toFixed(1);
     }).catch(function (e) { status.textContent = fill(form.dataset.failed, { error: e.message }); });
