@@ -246,3 +246,31 @@ def test_every_corpus_file_still_compiles_after_fix_and_a_second_fix_changes_not
             rid = u["rule"]["id"]
             assert sum(x[2]["id"] == rid for x in after) < sum(x[2]["id"] == rid for x in before), (f, rid)
     assert fixed_files >= 10   # the corpus holds rewritable uses in both windows
+
+
+def test_a_use_that_cannot_be_fixed_keeps_its_import_and_every_other_use(rules, tmp_path):
+    """Half a fix is worse than none: autocast("cuda") with the old import passes "cuda" as enabled."""
+    src = "from torch.cuda.amp import autocast\nwith autocast():\n    pass\nf = autocast\n"
+    new, fixes, suggestions, _, _ = fix(rules, tmp_path, src, "2.3")
+    assert new == src and not fixes
+    by_line = {s["line"]: s for s in suggestions}
+    assert "line 4" in by_line[1]["why"] and "its import (line 1) stays" in by_line[2]["why"]
+    assert "new" not in by_line[2]   # no proposed line that would be wrong without the import
+
+
+def test_arguments_in_parentheses_and_comments_between_arguments(rules, tmp_path):
+    _, chol = spec_of(rules, "torch.cholesky")
+    src = ("import torch\nL = torch.cholesky((A), upper=(True))\n"
+           "x = torch.cholesky(B,  # the matrix\n                   upper=False)\n")
+    new, fixes, suggestions, _, _ = fix(rules, tmp_path, src, "2.13")
+    assert len(fixes) == 2 and not suggestions
+    assert "L = {}((A)).mH\n".format(chol["new"]) in new
+    assert "# the matrix" in new
+    compile(new, "t.py", "exec")
+
+
+def test_an_import_that_stays_where_it_is_is_no_fix(rules, tmp_path):
+    src = "from torch.autograd.profiler import profile\nwith profile(use_cuda=True) as p:\n    pass\n"
+    new, fixes, suggestions, _, _ = fix(rules, tmp_path, src, "2.13")
+    assert [f["line"] for f in fixes] == [2] and not suggestions
+    assert new.splitlines()[0] == src.splitlines()[0]

@@ -1482,6 +1482,40 @@ def _open_paren(tx, call):
     return m.end() if m else None
 
 
+def _arg_spans(tx, call, items, opener):
+    """[(start, end)] of each argument as written: its tokens between the call's top-level
+    commas, so ``f((a), b)`` gives ``(a)``, not the ``a`` of its ast node. The ast spans when
+    the arguments cannot be read so."""
+    close = tx.end(call) - 1   # the call's ")"
+    seg = "(" + tx.text[opener:close] + ")"
+    sub = Text(seg)
+    regions, depth = [[]], 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(seg).readline):
+            if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER):
+                continue
+            a = opener - 1 + sub.starts[tok.start[0] - 1] + tok.start[1]
+            b = opener - 1 + sub.starts[tok.end[0] - 1] + tok.end[1]
+            if tok.type == tokenize.OP and tok.string in "([{":
+                depth += 1
+                if depth == 1:
+                    continue
+            elif tok.type == tokenize.OP and tok.string in ")]}":
+                depth -= 1
+                if depth == 0:
+                    continue
+            elif tok.type == tokenize.OP and tok.string == "," and depth == 1:
+                regions.append([])
+                continue
+            regions[-1].append((a, b))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        regions = []
+    spans = [(r[0][0], r[-1][1]) for r in regions if r]
+    if len(spans) != len(items):
+        return [(tx.start(n), tx.end(n)) for n in items]
+    return spans
+
+
 def call_edits(tx, spec, call, deco):
     """(edits, keywords written, why not) for reshaping one use of ``spec``'s old name. ``call`` is
     the Call the use is the function of (None: a bare use; ``deco``: it is a decorator)."""
@@ -1498,12 +1532,17 @@ def call_edits(tx, spec, call, deco):
         return None, [], "positional arguments would shift"
     if starred and (spec["map"] or adds[0]):
         return None, [], "*args or **kwargs: the arguments cannot be told apart"
+    opener = _open_paren(tx, call)
+    if opener is None:
+        return None, [], "the call's parenthesis is not next to its name"
+    spans = _arg_spans(tx, call, items, opener)
+    span_of = {id(n): sp for n, sp in zip(items, spans)}
     edits, written, drops, reads = [], _kw_names(adds[1]), [], []
     if isinstance(spec["positional"], list) and call.args:   # each positional argument by its old name
         if len(call.args) > len(spec["positional"]):
             return None, [], "more positional arguments than the old function takes"
         for a, name in zip(call.args, spec["positional"]):
-            edits.append(("at", tx.start(a), name + "="))
+            edits.append(("at", span_of[id(a)][0], name + "="))
             written.append(name)
     for kw, m in spec["map"].items():
         node = next((k.value for k in call.keywords if k.arg == kw), None)
@@ -1526,31 +1565,30 @@ def call_edits(tx, spec, call, deco):
         if act.get("drop"):
             drops.append(items.index(item))
         else:
-            edits.append(("span", (tx.start(item), tx.end(item)), act["text"]))
+            edits.append(("span", span_of[id(item)], act["text"]))
             written += _kw_names([act["text"]])
     if len(drops) > 1:
         return None, [], "more than one argument to drop"
-    for i in drops:
+    for i in drops:   # the argument and one comma go; a comment between them stays
         if i > 0:
-            span = (tx.end(items[i - 1]), tx.end(items[i]))
+            span = (spans[i - 1][1], spans[i][1])
+            gap = tx.text[span[0]:spans[i][0]]
         elif len(items) > 1:
-            span = (tx.start(items[i]), tx.start(items[i + 1]))
+            span = (spans[i][0], spans[i + 1][0])
+            gap = tx.text[spans[i][1]:span[1]]
         else:
-            m = re.compile(r"\s*,").match(tx.text, tx.end(items[i]))
-            span = (tx.start(items[i]), m.end() if m else tx.end(items[i]))
-        edits.append(("span", span, ""))
+            m = re.compile(r"\s*,").match(tx.text, spans[i][1])
+            span, gap = (spans[i][0], m.end() if m else spans[i][1]), ""
+        edits.append(("span", span, gap.replace(",", "", 1) if "#" in gap else ""))
     have = {k.arg for k in call.keywords}
     new_kws = [k for k in adds[1] if _kw_names([k])[0] not in have]
     left = len(items) - len(drops)
-    opener = _open_paren(tx, call)
-    if opener is None:
-        return None, [], "the call's parenthesis is not next to its name"
     if adds[0]:   # first: before a positional argument's new keyword at the same place
         edits.insert(0, ("at", opener, ", ".join(adds[0]) + (", " if left or new_kws else "")))
     if new_kws:
-        kept = [n for j, n in enumerate(items) if j not in drops]
+        kept = [spans[j] for j in range(len(items)) if j not in drops]
         if kept:
-            edits.append(("at", tx.end(kept[-1]), ", " + ", ".join(new_kws)))
+            edits.append(("at", kept[-1][1], ", " + ", ".join(new_kws)))
         elif not adds[0]:
             edits.append(("at", opener, ", ".join(new_kws)))
         else:
@@ -1598,7 +1636,8 @@ def _dotted_spans(toks):
 
 def import_edits(tx, st, specs_of, window):
     """(edits, why not) for an import statement whose names move: ``specs_of(q)`` gives
-    (target, spec) of the rewrite for the dotted name ``q``, or None."""
+    (target, spec) of the rewrite for the dotted name ``q``, or None. Edits with a reason are a
+    proposal that is not version-safe; None: no proposal."""
     toks = _tokens(tx, st)
     if isinstance(st, ast.ImportFrom):
         if st.level or not st.module:
@@ -1607,7 +1646,7 @@ def import_edits(tx, st, specs_of, window):
         mod = [d for d in _dotted_spans(toks[1:kw]) if d[0] == st.module]
         if not mod:
             return None, "the module's name is split across lines"
-        parents = set()
+        parents, unsafe = set(), None
         for a in st.names:
             if a.name == "*":
                 return None, "a star import"
@@ -1622,14 +1661,15 @@ def import_edits(tx, st, specs_of, window):
             parent, _, last = new.rpartition(".")
             if last != a.name:
                 return None, "%s is named %s at its new place" % (q, new)
-            why = _unsafe(spec, new, window)
-            if why:
-                return None, why
+            unsafe = unsafe or _unsafe(spec, new, window)
             parents.add(parent)
         if len(parents) != 1:
             return None, "the names move to different modules: split the import"
-        return [("span", (mod[0][1], mod[0][2]), parents.pop())], None
-    edits = []
+        parent = parents.pop()
+        if parent == st.module:
+            return [], None   # the names stay where they are (only their calls change)
+        return [("span", (mod[0][1], mod[0][2]), parent)], unsafe
+    edits, unsafe = [], None
     names = [d for d in _dotted_spans(toks[1:]) if d[0] not in ("as",)]
     for a in st.names:
         got = specs_of(a.name)
@@ -1637,14 +1677,14 @@ def import_edits(tx, st, specs_of, window):
             continue
         t, spec = got
         new = spec["new"] + a.name[len(t):]
-        why = _unsafe(spec, new, window)
-        if why:
-            return None, why
+        if new == a.name:
+            continue
+        unsafe = unsafe or _unsafe(spec, new, window)
         span = next((d for d in names if d[0] == a.name), None)
         if span is None:
             return None, "the module's name is split across lines"
         edits.append(("span", (span[1], span[2]), new))
-    return edits, None
+    return edits, unsafe
 
 
 def _bound(origin):
@@ -1672,7 +1712,8 @@ def plan_fixes(tx, sites, window):
                 edits, why = import_edits(tx, st, specs_of, window)
             except (tokenize.TokenError, StopIteration, IndentationError):
                 edits, why = None, "the import statement could not be read"
-            by_import[id(st)] = {"edits": edits or [], "ok": edits is not None, "why": why, "site": s, "rule": s["rule"]}
+            by_import[id(st)] = {"edits": edits or [], "ok": edits is not None and why is None, "why": why, "site": s,
+                                 "rule": s["rule"]}
             units.append(by_import[id(st)])
         return by_import[id(st)]
 
@@ -1717,12 +1758,15 @@ def plan_fixes(tx, sites, window):
             why = _unsafe(spec, new, window, written)
             if why and unit["ok"]:
                 unit.update(ok=False, why=why)
-    for u in units:   # a use whose import cannot move cannot be fixed either, and the other way round
+    for u in units:   # a use that cannot be fixed keeps its import where it is...
         par = u.get("parent")
-        if par is not None and not (par["ok"] and u["ok"]):
-            why = par["why"] if not par["ok"] else u["why"]
-            par.update(ok=False, why=why)
-            u.update(ok=False, why=why)
+        if par is not None and not u["ok"] and par["ok"]:
+            par.update(ok=False, why="line %d: %s" % (u["site"]["finding"][0], u["why"]))
+    for u in units:   # ...and an import that stays keeps every use of it as it is (no half-proposal)
+        par = u.get("parent")
+        if par is not None and not par["ok"]:
+            u.update(ok=False, edits=[], why=u["why"] if not u["ok"] else "its import (line %d) stays: %s" % (
+                par["site"]["finding"][0], par["why"]))
     return units
 
 
