@@ -2837,24 +2837,24 @@ def ckpt_verdict(info, rel, t):
             out["context"] = safe_globals_code(blocked, context=True)
     if not t["default_weights_only"]:
         out.update(verdict="loads", why="torch.load's default in %s is weights_only=False: it unpickles anything "
-                   "(trusted files only); with weights_only=True it %s" % (rel, _wo_text(wo)))
+                   "(trusted files only); with weights_only=True, torch.load %s" % (rel, _wo_text(wo)))
     elif wo["loads"]:
         out.update(verdict="loads", why="loads with the defaults of %s (weights_only=True): every global is allowed" % rel)
     else:
-        out.update(verdict="blocked", why="blocked with the defaults of %s (weights_only=True): it %s" % (rel, _wo_text(wo)))
+        out.update(verdict="blocked", why="with the defaults of %s (weights_only=True), torch.load %s" % (rel, _wo_text(wo)))
     return out
 
 
 def _wo_text(wo):
     if wo["loads"]:
-        return "loads too (every global it names is allowed)"
+        return "loads it too (every global it names is allowed)"
     parts = []
     if wo["blocked_by"]:
-        parts.append("is blocked by: " + ", ".join(wo["blocked_by"]))
+        parts.append("refuses it, blocked by: " + ", ".join(wo["blocked_by"]))
     if wo["not_allowable"]:
         parts.append("of which %s cannot be allowed (its module is blocked)" % ", ".join(wo["not_allowable"]))
     if wo["opcodes"]:
-        parts.append("uses pickle opcodes its unpickler does not read: " + ", ".join(wo["opcodes"]))
+        parts.append("refuses the pickle opcodes its unpickler does not read: " + ", ".join(wo["opcodes"]))
     return "; ".join(parts)
 
 
