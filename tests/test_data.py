@@ -154,3 +154,19 @@ def test_note_refs_and_values_are_checked(data_copy):
         assert expected in problems, "\n".join(problems)
 
 
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ru", "id"])
+def test_a_key_given_twice_stops_the_load_with_file_and_line(data_copy, lang):
+    """YAML keeps the last of two equal keys without a word: a corrected UI string written above
+    an old one would never show. The loader names the file, the key and both lines."""
+    p = data_copy / "i18n" / f"{lang}.yaml"
+    lines = p.read_text(encoding="utf-8").split("\n")
+    key_line = next(i for i, line in enumerate(lines) if line.startswith("check.title:"))
+    lines.append(lines[key_line])
+    p.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        load(data_copy)
+    msg = str(exc.value)
+    assert f"data/i18n/{lang}.yaml" in msg and "'check.title' is given twice" in msg
+    assert f"first on line {key_line + 1}" in msg and f"line {len(lines)}," in msg

@@ -45,7 +45,22 @@ _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml: about 10x fas
 
 class _Loader(_Base):
     """SafeLoader that keeps an impossible date (2026-10-99) as a string, so validation
-    can report it with file, fact id and field instead of a bare ValueError."""
+    can report it with file, fact id and field instead of a bare ValueError, and that refuses
+    a key given twice in one mapping (YAML keeps the last one silently: a corrected
+    translation written above an old one would never be shown)."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen = {}
+            for key_node, _ in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    key = key_node.value
+                    if key in seen:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f"the key {key!r} is given twice (first on line {seen[key] + 1})",
+                            key_node.start_mark)
+                    seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
 
 
 def _timestamp(loader: yaml.SafeLoader, node: yaml.Node):
