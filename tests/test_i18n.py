@@ -272,3 +272,29 @@ def test_chinese_dates_sit_in_the_sentence_without_spaces(real_pages):
     spaced = re.compile(r"[\u4e00-\u9fff] \d{4}年\d{1,2}月\d{1,2}日|\d{4}年\d{1,2}月\d{1,2}日 [\u4e00-\u9fff]")
     bad = {path: spaced.findall(_zh_prose(md)) for path, md in real_pages["zh"].items()}
     assert not {p: h for p, h in bad.items() if h}
+
+
+#: how an answer says yes or no at its start, per language (zh: 可以/不能 answer with the verb)
+POLARITY = {
+    "zh": {"yes": ("是", "可以", "会", "能", "需要", "对"), "no": ("不", "否", "没", "无")},
+    "ru": {"yes": ("Да",), "no": ("Нет",)},
+    "id": {"yes": ("Ya",), "no": ("Tidak", "Bukan")},
+}
+
+
+def test_a_faq_answer_that_starts_with_yes_or_no_keeps_its_polarity(factbase):
+    """An answer whose English starts with Yes (No) starts with a yes (no) in every language;
+    "Tidak." before "it costs nothing" told Indonesian readers the opposite."""
+    from atlas.i18n import text_for
+    checked, wrong = 0, []
+    for r in factbase.releases:
+        for f in r.faq:
+            first = f.answer.split()[0].strip(".,!").lower()
+            if first not in ("yes", "no"):
+                continue
+            for lang, words in POLARITY.items():
+                text = text_for(factbase, f"{f.id}.answer", lang, f.answer).lstrip()
+                checked += 1
+                if not text.startswith(words[first]) or text.startswith(words["no" if first == "yes" else "yes"]):
+                    wrong.append(f"{lang}: {f.id}.answer: the English says {first}, the translation starts {text[:12]!r}")
+    assert checked >= 3 and not wrong, wrong
