@@ -2828,8 +2828,10 @@ def ckpt_verdict(info, rel, t):
     out = {"to": rel, "wheel": t["wheel"], "default_weights_only": t["default_weights_only"], "weights_only": wo,
            "fix": None, "context": None}
     if info["format"] == "pickle":
+        named = (" (%s)" % ", ".join(blocked)) if blocked else ""
         out.update(verdict="not-loadable", why="a plain pickle, not torch.save's format: torch.load reads only "
-                   "torch.save's files (it fails either way); read it with pickle.load, trusted files only")
+                   "torch.save's files (it fails either way); pickle.load would import and run what it names%s, "
+                   "so only for a file you trust" % named)
         return out
     if blocked and not ops and not forbidden and t["add_safe_globals"]:
         out["fix"] = safe_globals_code(blocked)
