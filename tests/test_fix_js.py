@@ -112,8 +112,10 @@ def test_fix_sources_parity(rules, tmp_path_factory):
     assert not [u for p in pys for u in p["suggestions"] if u.get("why") == BACKED_OUT]
 
 
-#: hand-made: imports that move (or cannot), bare uses and decorators, arguments mapped, dropped or
-#: not literal, nested and adjacent fixes, f-strings, guards, CRLF and non-ASCII text
+#: hand-made: imports that move (or cannot, or stay), bare uses and decorators, arguments mapped, dropped,
+#: not literal or any value, positional arguments by their old names, arguments in parentheses or with
+#: comments, chains written from torch, a use tied to its import, nested and adjacent fixes, f-strings,
+#: guards, CRLF and non-ASCII text
 EDGE = {
     "shared_import.py": "from torch.cuda.amp import GradScaler\na = GradScaler()\nb = GradScaler\n",
     "bare_after_call.py": "from torch.cuda.amp import autocast\nwith autocast():\n    pass\nf = autocast\n",
@@ -147,7 +149,64 @@ EDGE = {
     "scopes.py": ("import torch\nf = lambda torch: torch.cholesky(A)\ng = [torch.cholesky(a) for a in x]\n"
                   "try:\n    L = torch.linalg.cholesky(A)\nexcept AttributeError:\n    L = torch.cholesky(A)\n"
                   "L = torch \\\n  .cholesky(A, upper=True)\nM = (torch\n  .cuda.amp.GradScaler())\n"),
+    # each positional argument of the old autocast by its old name, after the new first argument
+    "autocast_positional.py": ("import torch\nwith torch.cuda.amp.autocast(True, torch.float16):\n    pass\n"
+                               "with torch.cuda.amp.autocast(True, torch.float16, True, 4): pass\n"
+                               "with torch.cpu.amp.autocast((False), dtype=torch.bfloat16): pass\n"
+                               "with torch.cuda.amp.autocast(\n    True,  # on\n    cache_enabled=False,\n): pass\n"),
+    # "*": any other value by keyword, in parentheses unless an atom on one line
+    "profiler_any_value.py": ("import torch\nP = torch.autograd.profiler.profile\nP(use_cuda=flag)\nP(use_cuda=args.cuda)\n"
+                              "P(use_cuda=a or b)\nP(use_cuda=(flag))\nP(use_cuda=torch.cuda.is_available())\n"
+                              "P(use_cuda=x[0])\nP(use_cuda=f'{x}')\nP(use_cuda=not x)\nP(use_cuda=None)\nP(use_cuda='yes')\n"
+                              "P(use_cuda=(a\n   and b))\nP(use_cuda=f(\n   x))\nP(use_cuda=1 .real)\nP(use_cuda=-1)\nP(True, use_cuda=c)\n"
+                              "torch.autograd.profiler.profile(use_cuda=cfg['cuda'], record_shapes=True)\n"),
+    # a chain whose root module does not hold the new name: written from torch where torch is torch
+    "chain_root.py": ("from torch.cuda import amp\nimport torch\ns = amp.GradScaler()\n"
+                      "def f(torch):\n    return amp.GradScaler()\ng = lambda torch: amp.GradScaler()\n"
+                      "with amp.autocast(): pass\n"),
+    "chain_root_no_torch.py": "from torch.cuda import amp\ns = amp.GradScaler()\nimport torch.cuda as tc\nt = tc.amp.GradScaler()\n",
+    # arguments as written between the commas: parentheses and comments kept
+    "arg_spans.py": ("import torch\nL = torch.cholesky(A,  # the matrix\n  upper=False)\n"
+                     "L2 = torch.cholesky(\n    A,\n    # lower\n    upper=False,\n)\n"
+                     "L3 = torch.cholesky(upper=False,  # c\n  input=A)\nL4 = torch.cholesky(((A)), (False))\n"
+                     "q = torch.qr((A), (False))\ns = torch.cuda.amp.GradScaler((2.0 ** 16))\n"
+                     "@torch.cuda.amp.custom_fwd(cast_inputs=(torch.float32))\ndef h(x): pass\n"
+                     "with torch.cuda.amp.autocast((True)): pass\n"),
+    # an import proposed though not version-safe, imports whose names stay, a plain import of the old name itself
+    "imports_that_stay.py": ("from torch.utils.checkpoint import checkpoint\nimport torch.utils.checkpoint.checkpoint as cp\n"
+                             "from torch.cuda.amp import GradScaler\ny = checkpoint(f, x)\nz = cp(f, x)\ns = GradScaler()\n"),
+    # a use that fails keeps its import, and so every other use of it
+    "import_tie.py": ("from torch.cuda.amp import autocast\nwith autocast(True, 1, 2, 3): pass\nwith autocast(): pass\n"
+                      "with autocast(*a): pass\n"),
+    "import_tie_ok.py": "from torch.cuda.amp import GradScaler, autocast\nwith autocast(True): pass\ns = GradScaler(2.0)\n",
+    # 200 lines or more: the diff's lines seen more than n/100 + 1 times match nothing (difflib's autojunk)
+    "popular_lines.py": "import torch\n" + "L = torch.cholesky(A,\n\n    upper=False)\nx = 1\n\n" * 100,
 }
+
+#: what the edge cases above must show in the Python engine's result (so none of them is vacuous):
+#: (case, window's first release, where: text or a suggestion's why or new line, what)
+EDGE_SHOWS = [
+    ("autocast_positional.py", "2.0", "text", 'autocast("cuda", enabled=True, dtype=torch.float16)'),
+    ("autocast_positional.py", "2.0", "text", 'autocast("cpu", enabled=(False), dtype=torch.bfloat16)'),
+    ("autocast_positional.py", "2.0", "why", "more positional arguments than the old function takes"),
+    ("profiler_any_value.py", "2.13", "text", 'P(use_device="cuda" if (a or b) else None)'),
+    ("profiler_any_value.py", "2.13", "text", 'P(use_device="cuda" if flag else None)\nP(use_device="cuda" if torch.cuda'),
+    ("profiler_any_value.py", "2.13", "text", "if (f(\n   x)) else None)"),
+    ("profiler_any_value.py", "2.0", "new", 'P(use_device="cuda" if x[0] else None)'),
+    ("chain_root.py", "2.0", "new", 's = torch.amp.GradScaler("cuda")'),
+    ("chain_root.py", "2.0", "why", "does not hold torch.amp.GradScaler, and torch is not imported"),
+    ("chain_root_no_torch.py", "2.0", "why", "and torch is not imported"),
+    ("arg_spans.py", "2.13", "text", "L = torch.linalg.cholesky(A  # the matrix\n  )"),
+    ("arg_spans.py", "2.13", "text", "L3 = torch.linalg.cholesky(  # c\n  input=A)"),
+    ("arg_spans.py", "2.13", "text", "L4 = torch.linalg.cholesky(((A)))"),
+    ("arg_spans.py", "2.0", "new", '@torch.amp.custom_fwd(cast_inputs=(torch.float32), device_type="cuda")'),
+    ("arg_spans.py", "2.0", "text", 'autocast("cuda", enabled=(True))'),
+    ("imports_that_stay.py", "2.0", "new", "from torch.amp import GradScaler"),
+    ("import_tie.py", "2.0", "why", "line 2: more positional arguments than the old function takes"),
+    ("import_tie.py", "2.0", "why", "its import (line 1) stays: line 2: more positional"),
+    ("import_tie.py", "2.0", "why", "*args or **kwargs"),
+    ("import_tie_ok.py", "2.0", "why", "its import (line 1) stays: torch.amp.GradScaler does not resolve"),
+]
 
 
 def test_edge_case_fix_parity(rules):
@@ -155,6 +214,22 @@ def test_edge_case_fix_parity(rules):
     diffs, n, units, pys = compare(rules, cases)
     assert not diffs, "\n".join(diffs)
     assert units > 100
+
+
+def test_edge_cases_show_what_they_are_for(rules):
+    newest = rules["releases"][-1]
+    for name, frm, where, what in EDGE_SHOWS:
+        p = py_fix(rules, EDGE[name], frm, newest, name)
+        if where == "text":
+            got = p["text"]
+        elif where == "why":
+            got = "\n".join(u.get("why") or "" for u in p["suggestions"])
+        else:
+            got = "\n".join("\n".join(u.get("new") or []) for u in p["suggestions"])
+        assert what in got, (name, frm, where, what, got)
+    unchanged = [n for n, s in EDGE.items() if s == py_fix(rules, s, "2.13", newest, n)["text"]
+                 and s == py_fix(rules, s, "2.0", newest, n)["text"]]
+    assert "imports_that_stay.py" in unchanged   # the imports whose names stay are no fix
 
 
 def test_the_parity_check_can_fail(rules):

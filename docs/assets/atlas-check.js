@@ -603,7 +603,7 @@
     var prefixes = [];
     for (var k = e - 2; k >= i; k -= 2) prefixes.push({ end: toks[k].end, q: this.resolveChain(toks.slice(i, k + 1), scope, sh[i]) });
     return { kind: e > i ? "attr" : "name", start: toks[i].at, end: toks[e].end, prefixes: prefixes,
-      origin: this.origin(toks[i].v, scope), q: q, call: call, deco: !!deco };
+      origin: this.origin(toks[i].v, scope), q: q, call: call, deco: !!deco, torch: this.lookup("torch", scope, sh[i]) === "torch" };
   };
   A.resolveChain = function (toks, scope, shadow) {
     var q = this.lookup(toks[0].v, scope, shadow);
@@ -1324,10 +1324,15 @@
     var close = matching(toks, open), items = [];
     splitTop(toks.slice(open + 1, close), ",").forEach(function (a) {
       if (!a.length) return;
-      var it = { toks: a, start: a[0].at, end: a[a.length - 1].end };
+      // span: the argument as written (atlas_check._arg_spans: its tokens between the call's commas)
+      var it = { toks: a, start: a[0].at, end: a[a.length - 1].end, span: [a[0].at, a[a.length - 1].end] };
       if (a[0].t === "OP" && a[0].v === "**") it.kind = "kwstar";
       else if (a[0].t === "OP" && a[0].v === "*") it.kind = "star";
-      else if (a.length > 1 && a[0].t === "NAME" && a[1].t === "OP" && a[1].v === "=") { it.kind = "kw"; it.name = a[0].v; it.value = a.slice(2); }
+      else if (a.length > 1 && a[0].t === "NAME" && a[1].t === "OP" && a[1].v === "=") {
+        it.kind = "kw"; it.name = a[0].v; it.value = a.slice(2);
+        var vn = unparen(it.value);   // the value's node: its place, and whether it is an atom (Name, Attribute, Call, Subscript, Constant)
+        if (vn.length) { it.vspan = [vn[0].at, vn[vn.length - 1].end]; it.atom = isAtom(vn); }
+      }
       else {   // a positional argument's node is the expression inside any parentheses around it
         it.kind = "pos"; it.value = a;
         var inner = unparen(a);
@@ -1344,6 +1349,24 @@
       v = inner;
     }
     return v;
+  }
+  // whether tokens v (no parentheses around them) are one Name, Attribute, Call, Subscript or Constant node
+  function isAtom(v) {
+    var k = 0, n = v.length, x = v[0], trailers = 0;
+    if (x.t === "NAME") { if (KW[x.v] && !/^(True|False|None)$/.test(x.v)) return false; k = 1; }
+    else if (x.t === "NUM") k = 1;
+    else if (x.t === "OP" && x.v === "...") k = 1;
+    else if (x.t === "STR") { var f = false; while (k < n && v[k].t === "STR") { f = f || v[k].f; k++; } if (f && k === n) return false; }
+    else if (x.t === "OP" && /^[(\[{]$/.test(x.v)) k = matching(v, 0) + 1;
+    else return false;
+    while (k < n) {
+      var y = v[k];
+      if (y.t === "OP" && y.v === "." && v[k + 1] && v[k + 1].t === "NAME") k += 2;
+      else if (y.t === "OP" && (y.v === "(" || y.v === "[")) k = matching(v, k) + 1;
+      else return false;
+      trailers++;
+    }
+    return trailers > 0 || x.t !== "OP" || x.v === "...";
   }
   function pyRepr(s) {   // repr() of a str
     var q = s.indexOf("'") >= 0 && s.indexOf("\"") < 0 ? "\"" : "'";
@@ -1414,7 +1437,14 @@
     var starred = items.some(function (x) { return x.kind === "star" || x.kind === "kwstar"; });
     if (spec.positional === "suggest" && pos.length) return [null, [], "positional arguments would shift"];
     if (starred && (Object.keys(spec.map).length || args.length)) return [null, [], "*args or **kwargs: the arguments cannot be told apart"];
+    var om = /^\s*\(/.exec(text.slice(call.funcEnd)), opener = om ? call.funcEnd + om[0].length : null;
+    if (opener === null) return [null, [], "the call's parenthesis is not next to its name"];
+    var spans = items.map(function (x) { return x.span; });
     var edits = [], written = kwNames(kws), drops = [], reads = [];
+    if (Array.isArray(spec.positional) && pos.length) {   // each positional argument by its old name
+      if (pos.length > spec.positional.length) return [null, [], "more positional arguments than the old function takes"];
+      pos.forEach(function (x, k) { edits.push(["at", x.span[0], spec.positional[k] + "="]); written.push(spec.positional[k]); });
+    }
     var mapKeys = Object.keys(spec.map);
     for (var mi = 0; mi < mapKeys.length; mi++) {
       var kw = mapKeys[mi], m = spec.map[kw];
@@ -1422,31 +1452,34 @@
       if (!item && m.position !== null && m.position !== undefined && m.position < pos.length) { item = pos[m.position]; node = item.kind === "star" ? item.toks : item.value; }
       if (!item) continue;
       var lit = item.kind === "star" ? null : literal(node), act = hasOwn(m.values, lit || "") ? m.values[lit || ""] : null;
+      if (!act && hasOwn(m.values, "*") && item.kind === "kw") {   // any other value: {value} is its source
+        act = Object.assign({}, m.values["*"]);
+        var src = text.slice(item.vspan[0], item.vspan[1]), atom = item.atom && src.indexOf("\n") < 0;
+        act.text = act.text.split("{value}").join(atom ? src : "(" + src + ")");
+      }
       if (!act) return [null, [], kw + "=" + unparse(node) + ": only a literal the data knows can be rewritten"];
       if (act.suffix) { edits.push(["at", call.end, act.suffix]); reads.push("torch.Tensor" + act.suffix); }
       if (act.drop) drops.push(items.indexOf(item));
-      else { edits.push(["span", [item.start, item.end], act.text]); written = written.concat(kwNames([act.text])); }
+      else { edits.push(["span", item.span, act.text]); written = written.concat(kwNames([act.text])); }
     }
     if (drops.length > 1) return [null, [], "more than one argument to drop"];
-    drops.forEach(function (i) {
-      var span;
-      if (i > 0) span = [items[i - 1].end, items[i].end];
-      else if (items.length > 1) span = [items[i].start, items[i + 1].start];
-      else { var mm = /^\s*,/.exec(text.slice(items[i].end)); span = [items[i].start, mm ? items[i].end + mm[0].length : items[i].end]; }
-      edits.push(["span", span, ""]);
+    drops.forEach(function (i) {   // the argument and one comma go; a comment between them stays
+      var span, gap;
+      if (i > 0) { span = [spans[i - 1][1], spans[i][1]]; gap = text.slice(span[0], spans[i][0]); }
+      else if (items.length > 1) { span = [spans[i][0], spans[i + 1][0]]; gap = text.slice(spans[i][1], span[1]); }
+      else { var mm = /^\s*,/.exec(text.slice(spans[i][1])); span = [spans[i][0], mm ? spans[i][1] + mm[0].length : spans[i][1]]; gap = ""; }
+      edits.push(["span", span, gap.indexOf("#") >= 0 ? gap.replace(",", "") : ""]);
     });
     var have = {};
     items.forEach(function (x) { if (x.kind === "kw") have[x.name] = 1; });
     var newKws = kws.filter(function (k) { return !have[kwNames([k])[0]]; });
     var left = items.length - drops.length;
-    var om = /^\s*\(/.exec(text.slice(call.funcEnd)), opener = om ? call.funcEnd + om[0].length : null;
-    if (opener === null) return [null, [], "the call's parenthesis is not next to its name"];
-    if (args.length) edits.push(["at", opener, args.join(", ") + (left || newKws.length ? ", " : "")]);
+    if (args.length) edits.unshift(["at", opener, args.join(", ") + (left || newKws.length ? ", " : "")]);   // first: before a positional argument's new keyword at the same place
     if (newKws.length) {
-      var kept = items.filter(function (x, j) { return drops.indexOf(j) < 0; });
-      if (kept.length) edits.push(["at", kept[kept.length - 1].end, ", " + newKws.join(", ")]);
+      var kept = spans.filter(function (x, j) { return drops.indexOf(j) < 0; });
+      if (kept.length) edits.push(["at", kept[kept.length - 1][1], ", " + newKws.join(", ")]);
       else if (!args.length) edits.push(["at", opener, newKws.join(", ")]);
-      else edits[edits.length - 1] = ["at", opener, args.concat(newKws).join(", ")];
+      else edits[0] = ["at", opener, args.concat(newKws).join(", ")];
     }
     return [edits, written.concat(reads), null];
   }
@@ -1463,7 +1496,8 @@
     return out;
   }
 
-  // atlas_check.import_edits: [edits, why not] for an import statement whose names move
+  // atlas_check.import_edits: [edits, why not] for an import statement whose names move; edits with a
+  // reason are a proposal that is not version-safe, null edits no proposal
   function importEdits(st, specsOf, window, at) {
     var toks = st.toks.filter(function (x) { return x.t === "NAME" || x.t === "OP"; }).map(function (x) { return [x.v, at(x.at), at(x.end)]; });
     if (st.from) {
@@ -1472,7 +1506,7 @@
       for (var i = 0; i < toks.length; i++) if (toks[i][0] === "import") { kw = i; break; }
       var mod = dottedSpans(toks.slice(1, kw)).filter(function (d) { return d[0] === st.module; });
       if (!mod.length) return [null, "the module's name is split across lines"];
-      var parents = {};
+      var parents = {}, unsafeWhy = null;
       for (i = 0; i < st.names.length; i++) {
         var a = st.names[i];
         if (a.name === "*") return [null, "a star import"];
@@ -1482,14 +1516,15 @@
         if (spec.apply === "never") return [null, NEEDS_PERSON];
         var nw = spec["new"] + q.slice(t.length), dot = nw.lastIndexOf("."), parent = nw.slice(0, Math.max(dot, 0)), last = nw.slice(dot + 1);
         if (last !== a.name) return [null, q + " is named " + nw + " at its new place"];
-        var why = unsafe(spec, nw, window);
-        if (why) return [null, why];
+        unsafeWhy = unsafeWhy || unsafe(spec, nw, window);
         parents[parent] = 1;
       }
       var ps = Object.keys(parents);
       if (ps.length !== 1) return [null, "the names move to different modules: split the import"];
-      return [[["span", [mod[0][1], mod[0][2]], ps[0]]], null];
+      if (ps[0] === st.module) return [[], null];   // the names stay where they are (only their calls change)
+      return [[["span", [mod[0][1], mod[0][2]], ps[0]]], unsafeWhy];
     }
+    unsafeWhy = null;
     var edits = [], names = dottedSpans(toks.slice(1)).filter(function (d) { return d[0] !== "as"; });
     for (i = 0; i < st.names.length; i++) {
       a = st.names[i];
@@ -1497,13 +1532,13 @@
       if (!got) continue;
       t = got[0]; spec = got[1];
       nw = spec["new"] + a.name.slice(t.length);
-      why = unsafe(spec, nw, window);
-      if (why) return [null, why];
+      if (nw === a.name) continue;
+      unsafeWhy = unsafeWhy || unsafe(spec, nw, window);
       var span = names.filter(function (d) { return d[0] === a.name; })[0];
       if (!span) return [null, "the module's name is split across lines"];
       edits.push(["span", [span[1], span[2]], nw]);
     }
-    return [edits, null];
+    return [edits, unsafeWhy];
   }
 
   function bound(origin) {   // atlas_check._bound
@@ -1525,7 +1560,7 @@
       var u = byImport.get(st);
       if (u) return u;
       var got = importEdits(st, specsOf, window, at);
-      u = { edits: got[0] || [], ok: got[0] !== null, why: got[1], site: s, rule: s.rule };
+      u = { edits: got[0] || [], ok: got[0] !== null && got[1] === null, why: got[1], site: s, rule: s.rule };
       byImport.set(st, u);
       units.push(u);
       return u;
@@ -1543,7 +1578,8 @@
       else if (moved) unit.parent = importUnit(origin.stmt, s);
       else if (q !== nw && s.kind === "attr") {
         var p = s.prefixes.filter(function (x) { return x.q && q.indexOf(x.q + ".") === 0 && nw.indexOf(x.q + ".") === 0; })[0];
-        if (!p) { unit.ok = false; unit.why = "the module it is reached from does not hold " + nw; }
+        if (!p && s.torch && nw.indexOf("torch.") === 0) unit.edits.push(["span", [at(s.start), at(s.end)], nw]);   // from torch.cuda import amp; amp.X
+        else if (!p) { unit.ok = false; unit.why = "the module it is reached from does not hold " + nw + ", and torch is not imported"; }
         else unit.edits.push(["span", [at(p.end), at(s.end)], "." + nw.slice(p.q.length + 1)]);
       } else if (q !== nw) { unit.ok = false; unit.why = "a name bound by an assignment or a star import"; }
       if (unit.ok || unit.why === NEEDS_PERSON) {
@@ -1555,18 +1591,23 @@
         if (why && unit.ok) { unit.ok = false; unit.why = why; }
       }
     });
-    units.forEach(function (u) {   // a use whose import cannot move cannot be fixed either, and the other way round
+    units.forEach(function (u) {   // a use that cannot be fixed keeps its import where it is...
       var par = u.parent;
-      if (par && !(par.ok && u.ok)) {
-        var why = !par.ok ? par.why : u.why;
-        par.ok = false; par.why = why; u.ok = false; u.why = why;
+      if (par && !u.ok && par.ok) { par.ok = false; par.why = "line " + u.site.finding[0] + ": " + u.why; }
+    });
+    units.forEach(function (u) {   // ...and an import that stays keeps every use of it as it is (no half-proposal)
+      var par = u.parent;
+      if (par && !par.ok) {
+        u.why = !u.ok ? u.why : "its import (line " + par.site.finding[0] + ") stays: " + par.why;
+        u.ok = false; u.edits = [];
       }
     });
     return units;
   }
   function mapCall(c, at) {   // a callInfo with the text's offsets
     return { end: at(c.end), funcEnd: at(c.funcEnd), items: c.items.map(function (x) {
-      return { kind: x.kind, name: x.name, value: x.value, toks: x.toks, start: at(x.start), end: at(x.end) };
+      return { kind: x.kind, name: x.name, value: x.value, toks: x.toks, start: at(x.start), end: at(x.end), span: [at(x.span[0]), at(x.span[1])],
+        vspan: x.vspan && [at(x.vspan[0]), at(x.vspan[1])], atom: x.atom };
     }) };
   }
 
@@ -1638,24 +1679,53 @@
     var x = normEdits([e])[0];
     this.list.splice(this.at(x), 0, x);
   };
+  // difflib.SequenceMatcher(None, a, b).get_matching_blocks() without its sentinel: [[i, j, k]]; popular
+  // lines of b (its autojunk) start no match, as there
+  function matchingBlocks(a, b, popular) {
+    var out = [], queue = [[0, a.length, 0, b.length]], b2j = new Map();
+    b.forEach(function (x, j) { if (!popular.has(x)) { if (!b2j.has(x)) b2j.set(x, []); b2j.get(x).push(j); } });
+    while (queue.length) {
+      var q = queue.pop(), alo = q[0], ahi = q[1], blo = q[2], bhi = q[3];
+      var bi = alo, bj = blo, bk = 0, j2len = new Map();
+      for (var i = alo; i < ahi; i++) {
+        var next = new Map(), js = b2j.get(a[i]) || [];
+        for (var n = 0; n < js.length; n++) {
+          var j = js[n];
+          if (j < blo) continue;
+          if (j >= bhi) break;
+          var k = (j2len.get(j - 1) || 0) + 1;
+          next.set(j, k);
+          if (k > bk) { bi = i - k + 1; bj = j - k + 1; bk = k; }
+        }
+        j2len = next;
+      }
+      while (bi > alo && bj > blo && a[bi - 1] === b[bj - 1]) { bi--; bj--; bk++; }
+      while (bi + bk < ahi && bj + bk < bhi && a[bi + bk] === b[bj + bk]) bk++;
+      if (!bk) continue;
+      out.push([bi, bj, bk]);
+      if (alo < bi && blo < bj) queue.push([alo, bi, blo, bj]);
+      if (bi + bk < ahi && bj + bk < bhi) queue.push([bi + bk, ahi, bj + bk, bhi]);
+    }
+    return out.sort(function (x, y) { return x[0] - y[0] || x[1] - y[1]; });
+  }
+  function popularLines(lines) {   // difflib's autojunk: of 200 lines or more, a line seen more than n/100 + 1 times
+    var n = lines.length, count = new Map(), out = new Set();
+    if (n < 200) return out;
+    for (var i = 0; i < n; i++) count.set(lines[i], (count.get(lines[i]) || 0) + 1);
+    count.forEach(function (c, x) { if (c > Math.floor(n / 100) + 1) out.add(x); });
+    return out;
+  }
   // the applied edits as a unified diff's hunks: {old_start, old_lines, new_start, new_lines, lines: [[" "|"-"|"+", text]]}
   // with `context` unchanged lines around each change (difflib's default is 3)
   function hunks(text, edits, context) {
-    var starts = lineStarts(text), lines = text.split("\n"), blocks = [];
-    normEdits(edits).forEach(function (e) {   // the lines each edit touches, merged where they touch
-      var a = lineOf(starts, e[0]), b = lineOf(starts, e[1]), last = blocks[blocks.length - 1];
-      if (last && a <= last.last + 1) { last.last = Math.max(last.last, b); last.edits.push(e); }   // one run of changed lines
-      else blocks.push({ first: a, last: b, edits: [e] });
-    });
-    var changes = [];
-    blocks.forEach(function (k) {
-      var a = starts[k.first - 1], b = starts[k.last - 1] + lines[k.last - 1].length;
-      var old = text.slice(a, b).split("\n");
-      var nw = applyEdits(text.slice(a, b), k.edits.map(function (e) { return ["span", [e[0] - a, e[1] - a], e[2]]; })).split("\n");
-      var first = k.first;
-      while (old.length && nw.length && old[0] === nw[0]) { old.shift(); nw.shift(); first++; }
-      while (old.length && nw.length && old[old.length - 1] === nw[nw.length - 1]) { old.pop(); nw.pop(); }
-      if (old.length || nw.length) changes.push({ first: first, old: old, "new": nw });
+    // the changed lines as difflib.unified_diff finds them: the matching blocks of the whole old and new
+    // lines (with their line ends), so lines left alike inside an edit (a kept comment) are context
+    var lines = text.split("\n"), ends = /[^\n]*\n|[^\n]+/g;
+    var old = text.match(ends) || [], nw = (edits.length ? applyEdits(text, edits) : text).match(ends) || [];
+    var changes = [], i = 0, j = 0, cut = function (x) { return x.replace(/\r?\n$/, ""); };
+    matchingBlocks(old, nw, popularLines(nw)).concat([[old.length, nw.length, 0]]).forEach(function (mb) {
+      if (i < mb[0] || j < mb[1]) changes.push({ first: i + 1, old: old.slice(i, mb[0]).map(cut), "new": nw.slice(j, mb[1]).map(cut) });
+      i = mb[0] + mb[2]; j = mb[1] + mb[2];
     });
     var out = [], delta = 0, cur = null, strip = function (x) { return x.replace(/\r$/, ""); };
     changes.forEach(function (c) {
