@@ -179,6 +179,9 @@ EDGE = {
     "import_tie.py": ("from torch.cuda.amp import autocast\nwith autocast(True, 1, 2, 3): pass\nwith autocast(): pass\n"
                       "with autocast(*a): pass\n"),
     "import_tie_ok.py": "from torch.cuda.amp import GradScaler, autocast\nwith autocast(True): pass\ns = GradScaler(2.0)\n",
+    # an import whose names stay ties nothing: the second call is fixed though the first cannot be
+    "import_no_edit.py": ("import torch\nfrom torch.autograd.profiler import profile\n"
+                          "with profile(use_cuda=True, **kw) as p: pass\nwith profile(use_cuda=True) as p: pass\n"),
     # 200 lines or more: the diff's lines seen more than n/100 + 1 times match nothing (difflib's autojunk)
     "popular_lines.py": "import torch\n" + "L = torch.cholesky(A,\n\n    upper=False)\nx = 1\n\n" * 100,
 }
@@ -206,6 +209,7 @@ EDGE_SHOWS = [
     ("import_tie.py", "2.0", "why", "its import (line 1) stays: line 2: more positional"),
     ("import_tie.py", "2.0", "why", "*args or **kwargs"),
     ("import_tie_ok.py", "2.0", "why", "its import (line 1) stays: torch.amp.GradScaler does not resolve"),
+    ("import_no_edit.py", "2.13", "text", 'with profile(use_device="cuda") as p: pass'),
 ]
 
 

@@ -1560,7 +1560,7 @@
       var u = byImport.get(st);
       if (u) return u;
       var got = importEdits(st, specsOf, window, at);
-      u = { edits: got[0] || [], ok: got[0] !== null && got[1] === null, why: got[1], site: s, rule: s.rule };
+      u = { edits: got[0] || [], ok: got[0] !== null && got[1] === null, why: got[1], site: s, rule: s.rule, line: st.toks[0].line };
       byImport.set(st, u);
       units.push(u);
       return u;
@@ -1575,7 +1575,10 @@
       var q = s.q || t, nw = q.indexOf(t) === 0 ? spec["new"] + q.slice(t.length) : spec["new"];
       var origin = s.origin, moved = !!origin && under(bound(origin), t);
       if (spec.apply === "never") { unit.ok = false; unit.why = NEEDS_PERSON; }
-      else if (moved) unit.parent = importUnit(origin.stmt, s);
+      else if (moved) {
+        var par = importUnit(origin.stmt, s);
+        if (par.edits.length || !par.ok) unit.parent = par;   // an import that stays as it is ties nothing
+      }
       else if (q !== nw && s.kind === "attr") {
         var p = s.prefixes.filter(function (x) { return x.q && q.indexOf(x.q + ".") === 0 && nw.indexOf(x.q + ".") === 0; })[0];
         if (!p && s.torch && nw.indexOf("torch.") === 0) unit.edits.push(["span", [at(s.start), at(s.end)], nw]);   // from torch.cuda import amp; amp.X
@@ -1598,7 +1601,7 @@
     units.forEach(function (u) {   // ...and an import that stays keeps every use of it as it is (no half-proposal)
       var par = u.parent;
       if (par && !par.ok) {
-        u.why = !u.ok ? u.why : "its import (line " + par.site.finding[0] + ") stays: " + par.why;
+        u.why = !u.ok ? u.why : "its import (line " + par.line + ") stays: " + par.why;
         u.ok = false; u.edits = [];
       }
     });

@@ -1713,7 +1713,7 @@ def plan_fixes(tx, sites, window):
             except (tokenize.TokenError, StopIteration, IndentationError):
                 edits, why = None, "the import statement could not be read"
             by_import[id(st)] = {"edits": edits or [], "ok": edits is not None and why is None, "why": why, "site": s,
-                                 "rule": s["rule"]}
+                                 "rule": s["rule"], "line": st.lineno}
             units.append(by_import[id(st)])
         return by_import[id(st)]
 
@@ -1737,7 +1737,9 @@ def plan_fixes(tx, sites, window):
         if spec["apply"] == "never":
             unit.update(ok=False, why=NEEDS_PERSON)
         elif moved:   # the import that bound the root name moves (once); this use only gets its arguments
-            unit["parent"] = import_unit(origin[0], s)
+            par = import_unit(origin[0], s)
+            if par["edits"] or not par["ok"]:   # an import that stays as it is ties nothing
+                unit["parent"] = par
         elif q != new and isinstance(node, ast.Attribute):
             p = next(((n, pq) for n, pq in s["chain"] if pq and q.startswith(pq + ".") and new.startswith(pq + ".")), None)
             if p is None and s["torch"] and new.startswith("torch."):   # from torch.cuda import amp; amp.X
@@ -1766,7 +1768,7 @@ def plan_fixes(tx, sites, window):
         par = u.get("parent")
         if par is not None and not par["ok"]:
             u.update(ok=False, edits=[], why=u["why"] if not u["ok"] else "its import (line %d) stays: %s" % (
-                par["site"]["finding"][0], par["why"]))
+                par["line"], par["why"]))
     return units
 
 
