@@ -330,3 +330,29 @@ def test_the_published_checker_runs_alone_with_the_sites_rules(built_site, tmp_p
     assert out["findings"][0]["url"] == next(r for r in rules["rules"] if r["change"] == "214-remove-cholesky")["url"]["en"]
     for version in rules["releases"]:
         assert "banned-api" in (built_site / "check" / f"ruff-{version}.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ru", "id"])
+def test_the_footer_and_the_heading_anchors_speak_the_pages_language(built_site, factbase, lang):
+    """The footer's sentence and each heading anchor's tooltip come from the page's UI strings;
+    no English "Permanent link" or footer sentence is left on a zh, ru or id page."""
+    import html as _html
+    ui = factbase.ui[lang] if isinstance(factbase.ui, dict) else None
+    pages = [p for p in (built_site if lang == "en" else built_site / lang).rglob("index.html")
+             if lang != "en" or not any(part in ("zh", "ru", "id") for part in p.relative_to(built_site).parts)]
+    assert len(pages) > 50
+    anchors = 0
+    for p in pages[:400]:
+        text = p.read_text(encoding="utf-8")
+        assert 'class="md-copyright__highlight"' in text, p
+        anchors += text.count('class="headerlink"')
+        if lang != "en":
+            assert 'title="Permanent link"' not in text, p
+            assert "Facts from the sources listed on each page" not in text, p
+    assert anchors > 100
+    if ui is not None:
+        sample = pages[0].read_text(encoding="utf-8")
+        assert _html.escape(ui["footer.copyright"], quote=False) in sample
+        if lang != "en":
+            assert f'title="{_html.escape(ui["change.permalink"])}"' in "".join(
+                p.read_text(encoding="utf-8") for p in pages[:50])

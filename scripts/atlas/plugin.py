@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import logging
 import sys
+from html import escape
 from pathlib import Path
 
 from mkdocs.config import config_options as c
@@ -29,6 +30,9 @@ from mkdocs.plugins import BasePlugin, event_priority
 
 from . import rawhtml
 from .langs import SOURCE
+
+#: the title Python-Markdown's toc extension gives every heading anchor (``permalink: true``)
+PERMALINK = 'title="Permanent link"'
 
 log = logging.getLogger("mkdocs.plugins.atlas")
 PACKAGE = Path(__file__).resolve().parent
@@ -120,7 +124,11 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
 
     def on_page_content(self, html, *, page, config, files):
         blocks = self.raw.pop(page.file.src_uri, None)
-        return self._guarded(rawhtml.paste, html, blocks) if blocks else html
+        html = self._guarded(rawhtml.paste, html, blocks) if blocks else html
+        # the toc extension's heading anchors say "Permanent link" in every language; say it in the page's
+        lang = str(config.theme.get("language") or SOURCE)
+        title = self.steps.ui_string(self.state, lang, "change.permalink")
+        return html.replace(PERMALINK, f'title="{escape(title, quote=True)}"') if lang != SOURCE else html
 
     def on_env(self, env, *, config, files):
         env.globals["atlas_ui"] = lambda lang, key: self.steps.ui_string(self.state, lang, key)
