@@ -95,7 +95,8 @@ class _Builder:
 
     def change_texts(self, cid: str) -> dict:
         c = self.by_id[cid]
-        fix = {lang: " ".join(self.plain(f"{cid}.fix.{i}", lang) for i in range(len(c.fix.steps)))
+        # the steps are sentences: Chinese puts none of its space after 。
+        fix = {lang: punctuation(lang)["sp"].join(self.plain(f"{cid}.fix.{i}", lang) for i in range(len(c.fix.steps)))
                for lang in LANGS} if c.fix else None
         return {"title": {lang: self.plain(f"{cid}.title", lang) for lang in LANGS}, "fix": fix,
                 "url": {lang: self.url(lang, f"changes/{cid}/") for lang in LANGS}}
@@ -108,7 +109,7 @@ class _Builder:
 
         def title(lang: str) -> str:
             pu = punctuation(lang)
-            return f"{ui[lang][f'apidiff.{what}']}{pu['colon']}{name} {pu['lp']}{ui[lang]['apidiff.unmentioned']}{pu['rp']}"
+            return f"{ui[lang][f'apidiff.{what}']}{pu['colon']}{name}{pu['sp']}{pu['lp']}{ui[lang]['apidiff.unmentioned']}{pu['rp']}"
         return {"title": {lang: title(lang) for lang in LANGS}, "fix": None,
                 "url": {lang: self.url(lang, f"upgrade/{upgrade_slug(prev, release)}/") for lang in LANGS}}
 
