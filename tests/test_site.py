@@ -356,3 +356,17 @@ def test_the_footer_and_the_heading_anchors_speak_the_pages_language(built_site,
         if lang != "en":
             assert f'title="{_html.escape(ui["change.permalink"])}"' in "".join(
                 p.read_text(encoding="utf-8") for p in pages[:50])
+
+
+@pytest.mark.parametrize("lang", ["ru", "id"])
+def test_no_sentence_ends_in_two_full_stops_on_a_rendered_page(built_site, lang):
+    """A date that ends in an abbreviation ("1 октября 2026 г.") at the end of a sentence gave
+    "г.."; the rendered text, outside code, has no word followed by two full stops."""
+    bad = []
+    for p in (built_site / lang).rglob("index.html"):
+        text = p.read_text(encoding="utf-8")
+        text = re.sub(r"<(pre|code|script|style)\b.*?</\1>", " ", text, flags=re.S)
+        text = re.sub(r"<[^>]+>", " ", text)
+        for m in re.finditer(r"\w\.\.(?!\.)", text):
+            bad.append(f"{p.relative_to(built_site)}: ...{text[max(0, m.start() - 30):m.end() + 5]!r}")
+    assert not bad, bad[:10]
