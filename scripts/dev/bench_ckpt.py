@@ -19,9 +19,9 @@ import sys
 import time
 from pathlib import Path
 
+from atlas import atlas_check as ac
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-from atlas import atlas_check as ac  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "ckpt"
 RULES = ROOT / "checker" / "rules.json"

@@ -30,10 +30,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from atlas.wheel.evidence import read_wheels
+from atlas.wheel.runtime_lock import extras
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-from atlas.wheel.evidence import read_wheels  # noqa: E402
-from atlas.wheel.runtime_lock import extras  # noqa: E402
 
 PROBE = Path(__file__).resolve().parent / "ckpt_probe.py"
 FIXTURES = ROOT / "tests" / "fixtures" / "ckpt"
