@@ -98,6 +98,24 @@ def test_a_dropped_placeholder_fails(data_copy):
     assert [p.kind for p in found] == ["placeholders"]
 
 
+@pytest.mark.parametrize("lang", ["zh", "ru", "id"])
+def test_a_dropped_placeholder_stops_the_build_with_its_file_and_key(data_copy, lang):
+    """A fact text that types the value instead of its placeholder stops the pipeline (it would
+    publish a value the fact does not hold), named by file and key; a UI string's placeholders are
+    checked by validation already."""
+    from atlas.pipeline import pipeline
+    from atlas.problems import DataError
+    tfile = data_copy / "translations" / lang / "releases" / "2.15.yaml"
+    table = yaml.safe_load(tfile.read_text(encoding="utf-8"))
+    key = next(k for k, v in table.items() if "{version}" in v["text"])
+    table[key]["text"] = table[key]["text"].replace("{version}", "PyTorch")
+    tfile.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        pipeline(load(data_copy), langs=["en"])
+    msg = str(exc.value)
+    assert f"data/translations/{lang}/releases/2.15.yaml" in msg and key in msg and "placeholders" in msg
+
+
 def test_changing_english_makes_every_translation_stale(data_copy):
     rel = data_copy / "releases" / "2.15.yaml"
     text = rel.read_text(encoding="utf-8")

@@ -1,7 +1,7 @@
 """Translations: lookup, consistency checks and the staleness report.
 
 In:  a ``FactBase`` (English texts with their keys, translation entries).
-Out: ``text_for(fb, key, lang)`` for rendering, ``absent(fb)`` for the build, ``problems(fb)``
+Out: ``text_for(fb, key, lang)`` for rendering, ``absent(fb)`` and ``placeholder_problems(fb)`` for the build, ``problems(fb)``
      for tests, and a command line:
 
     atlas i18n status            # counts per language
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import Counter
 from functools import cache
+from typing import Optional
 
 from .langs import SOURCE, TRANSLATED
 from .problems import Problem
@@ -71,6 +71,35 @@ def absent(fb, langs=TRANSLATED) -> list[Problem]:
             if (p := _absence(lang, t, fb.translations.get(lang, {}).get(t.key))) is not None]
 
 
+def _placeholders(lang: str, key: str, file: str, en: str, text: str) -> Optional[Problem]:
+    """A translation that drops or adds a ``{placeholder}`` of its English: it would render a value
+    the English does not say, or leave one out."""
+    want, got = set(placeholders(en)), set(placeholders(text))
+    if want == got:
+        return None
+    return _problem("placeholders", lang, key, file, f"placeholders {sorted(got)} differ from English {sorted(want)}")
+
+
+def placeholder_problems(fb, langs=TRANSLATED) -> list[Problem]:
+    """Every fact text and UI string whose placeholders differ from the English: what stops a build
+    beside ``absent`` (a wrong placeholder is a wrong or missing value on a published page)."""
+    out = []
+    for lang in langs:
+        table = fb.translations.get(lang, {})
+        for t in fb.texts:
+            entry = table.get(t.key)
+            if entry is not None and entry[0].text.strip():
+                p = _placeholders(lang, t.key, entry[1], t.en, entry[0].text)
+                if p:
+                    out.append(p)
+        for key, en in fb.ui.get(SOURCE, {}).items():
+            if key in fb.ui.get(lang, {}):
+                p = _placeholders(lang, f"ui:{key}", f"data/i18n/{lang}.yaml", en, fb.ui[lang][key])
+                if p:
+                    out.append(p)
+    return out
+
+
 def problems(fb, langs=TRANSLATED) -> list[Problem]:
     """Every inconsistency between the English texts and their translations."""
     out: list[Problem] = []
@@ -88,10 +117,9 @@ def problems(fb, langs=TRANSLATED) -> list[Problem]:
                 out.append(_problem("stale", lang, t.key, tfile,
                                    f"English changed since this was translated; update the text, then run: "
                                    f"atlas i18n stamp {lang} {t.key}"))
-            want, got = Counter(placeholders(t.en)), Counter(placeholders(tr.text))
-            if set(want) != set(got):
-                out.append(_problem("placeholders", lang, t.key, tfile,
-                                   f"placeholders {sorted(got)} differ from English {sorted(want)}"))
+            p = _placeholders(lang, t.key, tfile, t.en, tr.text)
+            if p:
+                out.append(p)
             for num in bare_numbers(tr.text):
                 out.append(_problem("number", lang, t.key, tfile,
                                    f"number '{num}' typed into the translation; use the placeholder the English uses"))
@@ -174,10 +202,9 @@ def ui_problems(fb, lang: str) -> list[Problem]:
         if key not in fb.ui.get(lang, {}):
             continue  # a missing UI string is a validation error already
         text = fb.ui[lang][key]
-        if set(placeholders(text)) != set(placeholders(en)):
-            out.append(_problem("placeholders", lang, f"ui:{key}", file,
-                               f"placeholders {sorted(set(placeholders(text)))} differ from English "
-                               f"{sorted(set(placeholders(en)))}"))
+        p = _placeholders(lang, f"ui:{key}", file, en, text)
+        if p:
+            out.append(p)
         for num in bare_numbers(text):
             out.append(_problem("number", lang, f"ui:{key}", file, f"number '{num}' typed into a UI string"))
         if made_from.get(key) != en_hash(en):

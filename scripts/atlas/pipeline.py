@@ -52,7 +52,7 @@ def pipeline(raw: RawData | None = None, langs=LANGS, site_url: str = DEFAULT_SI
     Raises ``DataError`` (each problem ``file: id: field: message``) for any bad input; nothing is
     written, so the last good site stays."""
     fb = validate(raw if raw is not None else load())
-    missing = [str(p) for p in i18n.absent(fb)]
+    missing = [str(p) for p in i18n.absent(fb) + i18n.placeholder_problems(fb)]
     if missing:
         raise DataError(missing)
     atlas = enrich(fb)
