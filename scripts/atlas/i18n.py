@@ -81,14 +81,15 @@ def _placeholders(lang: str, key: str, file: str, en: str, text: str) -> Optiona
 
 
 def placeholder_problems(fb, langs=TRANSLATED) -> list[Problem]:
-    """Every fact text and UI string whose placeholders differ from the English: what stops a build
-    beside ``absent`` (a wrong placeholder is a wrong or missing value on a published page)."""
+    """Every current fact text and UI string whose placeholders differ from the English: what stops
+    a build beside ``absent`` (a wrong placeholder is a wrong or missing value on a published page)."""
     out = []
     for lang in langs:
         table = fb.translations.get(lang, {})
         for t in fb.texts:
             entry = table.get(t.key)
-            if entry is not None and entry[0].text.strip():
+            # a stale translation (its English changed since) is reported as stale; it does not stop a build
+            if entry is not None and entry[0].text.strip() and entry[0].en_hash == en_hash(t.en):
                 p = _placeholders(lang, t.key, entry[1], t.en, entry[0].text)
                 if p:
                     out.append(p)
