@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from atlas import atlas_check as ac
-from atlas.rules import build_rules
 from atlas.wheel import read_weights_only
 from atlas.wheel.evidence import read_wheels
 
@@ -28,18 +27,6 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "ckpt"
 MANIFEST = json.loads((FIXTURES / "manifest.json").read_text(encoding="utf-8"))
 CHECKER = Path(ac.__file__)
-
-
-@pytest.fixture(scope="module")
-def rules(atlas):
-    return build_rules(atlas)
-
-
-@pytest.fixture(scope="module")
-def rules_file(rules, tmp_path_factory):
-    path = tmp_path_factory.mktemp("rules") / "rules.json"
-    path.write_text(json.dumps(rules), encoding="utf-8")
-    return path
 
 
 @pytest.fixture(scope="module")

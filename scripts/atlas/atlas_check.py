@@ -1051,25 +1051,35 @@ def read_source(path):
 ANALYZER_DEPTH = 20000
 
 
-def check_source(index, text, path):
-    """(findings, skip reason) for one file's text."""
+def analyze(index, text, path, fixing=False):
+    """(the Analyzer that walked one file's text, or None, skip reason); ``fixing``: it also
+    records the sites --fix rewrites. None without a reason: no rule can match the text."""
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
-        return [], "does not parse: %s (line %s)" % (exc.msg, exc.lineno)
+        return None, "does not parse: %s (line %s)" % (exc.msg, exc.lineno)
     except (ValueError, RecursionError, MemoryError) as exc:
-        return [], "does not parse: %s" % exc.__class__.__name__
+        return None, "does not parse: %s" % exc.__class__.__name__
     if not index.relevant(text):
-        return [], None
+        return None, None
     a = Analyzer(index, text, path)
+    a.fixing = fixing
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, ANALYZER_DEPTH))   # what the parser took, the walk can follow (a long chain of calls)
     try:
         a.run(tree)
     except RecursionError:
-        return [], "too deeply nested to check"
+        return None, "too deeply nested to check"
     finally:
         sys.setrecursionlimit(limit)
+    return a, None
+
+
+def check_source(index, text, path):
+    """(findings, skip reason) for one file's text."""
+    a, reason = analyze(index, text, path)
+    if a is None:
+        return [], reason
     return sorted(a.findings, key=lambda f: (f[0], f[1], f[2]["id"])), None
 
 
@@ -1246,22 +1256,29 @@ def sarif_uri(path, root):
     return quote(p, safe="/")
 
 
-def scan(rules, paths, frm, to, lang):
-    index = Index(rules, frm, to)
-    findings, skipped, files, lines, ignored, unread = [], [], 0, 0, 0, []
+def sources(paths, skipped, unread=None):
+    """(path, shown path, text, Notebook or None) of each file that reads; the others go to
+    ``skipped`` with their reason. A notebook's text is its JSON (its code is ``nb.script``)."""
     for path in iter_files(paths, unread):
         shown = printable(os.path.normpath(path).replace(os.sep, "/"))
         text, reason = read_source(path)
-        if text is None:
-            skipped.append({"path": shown, "reason": reason})
-            continue
         nb = None
-        if path.endswith(".ipynb"):
+        if text is not None and path.endswith(".ipynb"):
             try:
                 nb = Notebook(text)
             except (ValueError, TypeError, AttributeError) as exc:
-                skipped.append({"path": shown, "reason": "not a notebook: %s" % exc})
-                continue
+                text, reason = None, "not a notebook: %s" % exc
+        if text is None:
+            skipped.append({"path": shown, "reason": reason})
+            continue
+        yield path, shown, text, nb
+
+
+def scan(rules, paths, frm, to, lang):
+    index = Index(rules, frm, to)
+    findings, skipped, files, lines, ignored, unread = [], [], 0, 0, 0, []
+    for _path, shown, text, nb in sources(paths, skipped, unread):
+        if nb is not None:
             text = nb.script
         files += 1
         lines += text.count("\n") + (0 if text.endswith("\n") or not text else 1)
@@ -1799,22 +1816,9 @@ def _compiles(text, path):
 def fix_source(index, text, path, window):
     """(new text, applied units, suggested units, edits) for one file; the file's text comes back
     unchanged when nothing is safe. A fix that would not compile is backed out."""
-    try:
-        tree = ast.parse(text, filename=path)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    a, _ = analyze(index, text, path, fixing=True)
+    if a is None:
         return text, [], [], []
-    if not index.relevant(text):
-        return text, [], [], []
-    a = Analyzer(index, text, path)
-    a.fixing = True
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, ANALYZER_DEPTH))
-    try:
-        a.run(tree)
-    except RecursionError:
-        return text, [], [], []
-    finally:
-        sys.setrecursionlimit(limit)
     kept = {id(f) for f in split_ignored(source_lines(text), a.findings)[0]}
     tx = Text(text)
     units = plan_fixes(tx, [s for s in a.sites if id(s["finding"]) in kept], window)
@@ -1886,16 +1890,8 @@ def fix_paths(rules, paths, frm, to, lang, write):
     import difflib
     index, window = Index(rules, frm, to), window_of(rules, frm, to)
     diff, fixes, suggestions, skipped = [], [], [], []
-    for path in iter_files(paths):
-        shown = printable(os.path.normpath(path).replace(os.sep, "/"))
-        text, reason = read_source(path)
-        if text is None:
-            skipped.append({"path": shown, "reason": reason})
-            continue
-        nb = None
+    for path, shown, text, nb in sources(paths, skipped):
         try:
-            if path.endswith(".ipynb"):
-                nb = Notebook(text)
             script = nb.script if nb else text
             new, applied, suggested, edits = fix_source(index, script, shown, window)
             if nb is not None and edits:
