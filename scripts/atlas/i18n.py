@@ -29,6 +29,7 @@ import re
 from functools import cache
 from typing import Optional
 
+from . import plural
 from .langs import SOURCE, TRANSLATED
 from .problems import Problem
 from .text import bare_numbers, identifiers, mask_code, placeholders
@@ -194,6 +195,11 @@ def wording_problems(fb, lang: str, key: str, file: str, text: str) -> list[Prob
 UI_SOURCES = "data/i18n/translated_from.yaml"
 
 
+def ui_hash(fb, key: str) -> str:
+    """The ``en_hash`` of an English UI string, of all its plural forms when it has them."""
+    return en_hash(plural.hash_text(fb.ui_forms.get(SOURCE, {}).get(key) or fb.ui[SOURCE][key]))
+
+
 def ui_problems(fb, lang: str) -> list[Problem]:
     """UI strings: a translation is stale when the English string changed after it was made."""
     made_from = (fb.ui_sources or {}).get(lang, {})
@@ -208,7 +214,7 @@ def ui_problems(fb, lang: str) -> list[Problem]:
             out.append(p)
         for num in bare_numbers(text):
             out.append(_problem("number", lang, f"ui:{key}", file, f"number '{num}' typed into a UI string"))
-        if made_from.get(key) != en_hash(en):
+        if made_from.get(key) != ui_hash(fb, key):
             out.append(_problem("stale", lang, f"ui:{key}", f"data/i18n/{lang}.yaml",
                                f"English UI string changed (or was never recorded in {UI_SOURCES}); "
                                f"update the translation, then run: atlas i18n stamp-ui {lang} {key}"))

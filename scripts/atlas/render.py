@@ -23,7 +23,7 @@ from typing import Any
 import jinja2
 
 from . import atlas_check as checker
-from . import rawhtml
+from . import plural, rawhtml
 from . import text as fmt
 from .atlas_check import ENV_CHECKS
 from .enrich import Atlas
@@ -177,7 +177,7 @@ class Renderer:
             memo = None
         if key not in self.ui:
             raise KeyError(f"UI string '{key}' missing in data/i18n/{self.lang}.yaml")
-        html = fmt.render_html(self.ui[key], values, self.lang)
+        html = fmt.render_html(plural.template(self.fb, self.lang, key, values), values, self.lang)
         if memo is not None:
             self._ui_memo[memo] = html
         return html

@@ -35,6 +35,7 @@ import unicodedata
 from collections import defaultdict
 from pathlib import Path
 
+from . import plural
 from . import text as fmt
 from .enrich import Atlas
 from .keys import release_scope
@@ -225,7 +226,7 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
     docs = []
 
     def plain(key: str, **values) -> str:
-        return fmt.render_plain(ui[key], values, lang)
+        return fmt.render_plain(plural.template(atlas.fb, lang, key, values), values, lang)
 
     for rel in atlas.releases:
         scope = release_scope(rel)

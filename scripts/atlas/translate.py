@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from .i18n import en_hash, problems
+from .i18n import en_hash, problems, ui_hash
 from .keys import translation_file
 from .langs import SOURCE, TRANSLATED
 from .load import ROOT, load
@@ -94,7 +94,7 @@ def main(argv: list[str]) -> int:
         table = _file_map(path)
         table.setdefault(lang, {})
         for key in sorted(keys):
-            table[lang][key] = en_hash(fb.ui[SOURCE][key])
+            table[lang][key] = ui_hash(fb, key)
         table[lang] = dict(sorted(table[lang].items()))
         path.write_text("# en_hash of the English UI string each translation was made from (atlas i18n stamp-ui).\n"
                         + yaml.safe_dump(table, allow_unicode=True, sort_keys=True), encoding="utf-8")

@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
-from . import provenance, search_data
+from . import plural, provenance, search_data
 from .gpus import GpuTable
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
 from .langs import LANGS, SOURCE, TRANSLATED
@@ -82,6 +82,7 @@ class FactBase:
     runtimes: dict[str, Any] = field(default_factory=dict)                 # wheel version -> wheel.runtime.Runtime (installed and imported)
     deprecations: dict[str, list] = field(default_factory=dict)            # wheel version -> [wheel.deprecations.Deprecation]
     confirmations: dict[str, list] = field(default_factory=dict)           # change id -> [wheel.confirm.Confirmation] of its wheel: claims
+    ui_forms: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)  # lang -> key -> plural forms (plural.py); ui holds "other"
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -323,15 +324,22 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
     _check_translation_placeholders(translations, texts, scope, problems)
 
     ui: dict[str, dict[str, str]] = {}
+    ui_forms: dict[str, dict[str, dict[str, str]]] = {}
     for lang in LANGS:
         file, data = raw.ui.get(lang, ("", None))
         if not isinstance(data, dict):
             problems.append(f"{file or f'data/i18n/{lang}.yaml'}: -: (whole file): missing or not a mapping")
             continue
-        ui[lang] = {}
+        ui[lang], ui_forms[lang] = {}, {}
         for k, v in data.items():
-            if not isinstance(v, str) or not v.strip():
-                problems.append(f"{file}: -: {k}: a UI string must be non-empty text")
+            if isinstance(v, dict):   # plural forms: plural.py
+                bad = plural.forms_problem(v, lang)
+                if bad:
+                    problems.append(f"{file}: -: {k}: {bad}")
+                else:
+                    ui[lang][str(k)], ui_forms[lang][str(k)] = v["other"], dict(v)
+            elif not isinstance(v, str) or not v.strip():
+                problems.append(f"{file}: -: {k}: a UI string must be non-empty text (or a mapping of plural forms)")
             else:
                 ui[lang][str(k)] = v
     if SOURCE in ui:
@@ -342,10 +350,17 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
                 for k in sorted(set(ui[lang]) - set(ui[SOURCE])):
                     problems.append(f"data/i18n/{lang}.yaml: -: {k}: UI string not in en (remove it)")
                 for k in sorted(set(ui[lang]) & set(ui[SOURCE])):
-                    want, got = set(placeholders(ui[SOURCE][k])), set(placeholders(ui[lang][k]))
-                    if want != got:
-                        problems.append(f"data/i18n/{lang}.yaml: -: {k}: placeholders {sorted(got)} differ from "
-                                        f"English {sorted(want)}")
+                    want = set(placeholders(ui[SOURCE][k]))
+                    for form, text in (ui_forms[lang].get(k) or {"": ui[lang][k]}).items():
+                        got = set(placeholders(text))
+                        if want != got:
+                            problems.append(f"data/i18n/{lang}.yaml: -: {k}{'.' + form if form else ''}: placeholders "
+                                            f"{sorted(got)} differ from English {sorted(want)}")
+        for lang in (x for x in LANGS if x in ui and plural.counted(x)):
+            for k, text in ui[lang].items():
+                if k not in ui_forms[lang] and not k.startswith("unit.") and plural.needs_forms(text):
+                    problems.append(f"data/i18n/{lang}.yaml: -: {k}: a word follows the count {{{plural.COUNT}}}; "
+                                    f"give the plural forms {', '.join(plural.categories(lang))}")
     ui_src_file, ui_src_raw = raw.ui_sources
     ui_sources = _parse(TypeAdapter(dict[str, dict[str, str]]), ui_src_raw or {}, ui_src_file, problems) or {}
 
@@ -404,7 +419,7 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
     return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources,
                     wheels, lock.model_dump() if lock else {}, report, glossary, search, claims, surfaces,
                     {k: v.model_dump(exclude_none=True) for k, v in updated.items()}, gpus, runtimes, deprecations,
-                    confirmations)
+                    confirmations, ui_forms)
 
 
 def _confirm(releases: list[Release], files: dict[str, str], wheels: Wheels | None, runtimes: dict,
