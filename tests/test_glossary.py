@@ -102,6 +102,11 @@ def test_the_rendering_to_use_and_code_are_not_flagged(factbase, lang, text):
     ("id", "Pustaka ini tidak lagi dibangun.", "library"),
     ("id", "Seminar daring tentang rilis ini.", "webinar"),
     ("id", "Inilah apa yang rusak di rilis ini.", "breaking-change"),
+    ("zh", "PyTorch 2.15 在线答疑直播", "webinar"),
+    ("ru", "Запись онлайн-семинара о релизе.", "webinar"),
+    ("zh", "包括 free-threaded 构建", "free-threaded"),
+    ("ru", "Свободнопоточная сборка Python.", "free-threaded"),
+    ("id", "Termasuk build thread bebas.", "free-threaded"),
 ])
 def test_the_reviewed_drift_is_flagged(factbase, lang, text, concept):
     assert concept in {c for c, _, _ in glossary_hits(factbase.glossary, lang, text)}

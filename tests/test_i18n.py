@@ -272,7 +272,7 @@ def test_generated_zh_pages_use_full_width_punctuation(real_pages, kind):
 
 def test_punctuation_between_ui_strings_follows_the_locale(real_pages):
     zh, en = real_pages["zh"]["zh/releases/2.15.md"], real_pages["en"]["en/releases/2.15.md"]
-    assert "（“" in zh and "”）" in zh and " («" in en and "»)" in en
+    assert "：“" in zh and "（“" not in zh and ": «" in en and " («" not in en
 
 
 def test_russian_run_in_labels_end_with_a_period_before_a_sentence(real_pages):
@@ -316,3 +316,37 @@ def test_a_faq_answer_that_starts_with_yes_or_no_keeps_its_polarity(factbase):
                 if not text.startswith(words[first]) or text.startswith(words["no" if first == "yes" else "yes"]):
                     wrong.append(f"{lang}: {f.id}.answer: the English says {first}, the translation starts {text[:12]!r}")
     assert checked >= 3 and not wrong, wrong
+
+
+#: block-level tags end a line of prose; inline tags vanish (they add no space to what is read)
+_BLOCK = re.compile(r"</?(?:p|li|ul|ol|tr|td|th|table|thead|tbody|div|details|summary|h[1-6]|br|pre|section|dl|dt|dd)\b[^>]*>")
+
+
+def zh_reading_text(markdown_page: str) -> str:
+    """The text of a generated zh page as a reader sees it: front matter, code, HTML tags, link
+    targets and table pipes gone, one line per block."""
+    body = markdown_page.split("-->", 1)[-1]
+    if body.startswith("---"):
+        body = body.split("---", 2)[-1]
+    body = re.sub(r"<code>.*?</code>|`[^`]*`", "X", body)
+    body = re.sub(r"“[^”]*”", "“X”", body)   # a quoted locator is the source's own text, verbatim
+    body = re.sub(r'<div class="atlas-names">.*?</div>', "\n", body, flags=re.S)
+    body = re.sub(r"```.*?```", "\n", body, flags=re.S)
+    body = _BLOCK.sub("\n", body)
+    body = re.sub(r"<[^>]+>", "", body)
+    body = re.sub(r"\]\([^)]*\)", "]", body)          # a Markdown link's target
+    body = re.sub(r"\{ *#[^}]*\}|\{:[^}]*\}", "", body)   # attribute lists
+    body = re.sub(r"^[ \t]*(?:[-*]|\d+\.|#+|!!!.*|===.*|\|?[-: |]+\|?)[ \t]*$", "", body, flags=re.M)
+    body = re.sub(r"^[ \t]*(?:[-*]|\d+\.|#+)[ \t]+", "", body, flags=re.M)   # list and heading marks
+    body = re.sub(r"[ \t]*\|[ \t]*", "\n", body)       # table cells
+    return html.unescape(body)
+
+
+def test_rendered_zh_pages_keep_no_space_next_to_a_full_width_mark(real_pages):
+    """"。 如果", "torch.qr （自 2.14 起没有）" and nested （…（…）…） read as typos in Chinese; checked on
+    every rendered page, not only on the raw strings."""
+    planted = zh_reading_text("<p>第一步。 如果失败</p>\n<li><code>torch.qr</code> （自 2.14 起没有）</li>\n"
+                              "| 说明（含义（嵌套）） | x |")
+    assert len(i18n.zh_spacing_hits(planted)) == 3, i18n.zh_spacing_hits(planted)
+    found = {path: h for path, md in real_pages["zh"].items() if (h := i18n.zh_spacing_hits(zh_reading_text(md)))}
+    assert not found, dict(list(found.items())[:10])

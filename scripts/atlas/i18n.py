@@ -178,6 +178,25 @@ def fullwidth_hits(text: str) -> list[str]:
     return hits
 
 
+#: Chinese full-width marks: each carries its own spacing, so no space goes next to one.
+_FULL = "，。；：！？、（）“”"
+_SPACED_MARK = re.compile(f"[{_FULL}][ \\t]+(?=[^\\s·])|(?<=[^\\s·])[ \\t]+[{_FULL}]")   # " · " separates items
+
+
+def zh_spacing_hits(text: str) -> list[str]:
+    """Chinese prose (one line per block, tags gone): a space after or before a full-width mark
+    ("。 如果", "torch.qr （自"), and a full-width bracket inside another ("（…（…）…）"), with context."""
+    hits = [text[max(0, m.start() - 8):m.end() + 8] for m in _SPACED_MARK.finditer(text)]
+    for line in text.splitlines():
+        depth = 0
+        for i, ch in enumerate(line):
+            depth += {"（": 1, "）": -1}.get(ch, 0)
+            if ch == "（" and depth > 1:
+                hits.append(line[max(0, i - 12):i + 12])
+            depth = max(depth, 0)
+    return hits
+
+
 def wording_problems(fb, lang: str, key: str, file: str, text: str) -> list[Problem]:
     out = []
     for concept, bad, found in glossary_hits(fb.glossary, lang, text):
