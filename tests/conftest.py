@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from babel import Locale
 
 from atlas.enrich import enrich
 from atlas.keys import version_key
 from atlas.langs import LANGS, LOCALES
 from atlas.load import ROOT, load
+from atlas.plural import CATEGORIES
 from atlas.validate import validate
 from ensure_browser import CHROMIUM_ARGS, chromium
 
@@ -223,7 +225,12 @@ def variant_site(tmp_path_factory) -> Path:
     mk.write_text(text.replace(anchor, f"\n        - locale: {new}\n          name: Français\n          build: true{anchor}", 1),
                   encoding="utf-8")
     # 3. UI strings, the hand-written page, and the fact texts (stub, then fill in)
-    shutil.copy(repo / "data" / "i18n" / "en.yaml", repo / "data" / "i18n" / f"{new}.yaml")
+    # (a counted string gives the forms the language's CLDR rule has: fr has one, many, other)
+    ui = yaml.safe_load((repo / "data" / "i18n" / "en.yaml").read_text(encoding="utf-8"))
+    cats = [c for c in CATEGORIES if c in set(Locale.parse(locale).plural_form.tags) | {"other"}]
+    ui = {k: ({c: v.get(c, v["other"]) for c in cats} if isinstance(v, dict) else v) for k, v in ui.items()}
+    (repo / "data" / "i18n" / f"{new}.yaml").write_text(yaml.safe_dump(ui, allow_unicode=True, sort_keys=False),
+                                                         encoding="utf-8")
     # the language's own words: its glossary renderings and its search stop words (English here)
     gl = repo / "data" / "glossary.yaml"
     entries = yaml.safe_load(gl.read_text(encoding="utf-8"))
