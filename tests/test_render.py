@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from html import unescape
 from pathlib import Path
 
 import jinja2
@@ -44,6 +45,11 @@ def _fixture_data(tmp_path: Path, release: Path, zh: dict | None = None) -> Path
                         ignore=shutil.ignore_patterns("releases"))
     shutil.copy(release, data / "releases" / "9.1.yaml")
     if release.parent == GOLDEN:
+        # the article the golden release cites is about it: 9.1's facts are an account of the
+        # release, 9.0's (cited from an article about 9.1) a partial one (enrich.partial_releases)
+        doc = yaml.safe_load((data / "sources.yaml").read_text(encoding="utf-8"))
+        next(s for s in doc["sources"] if s["id"] == "zh-arex-215")["about"] = "9.1"
+        (data / "sources.yaml").write_text(yaml.safe_dump(doc, allow_unicode=True), encoding="utf-8")
         shutil.copy(GOLDEN / "9.0.yaml", data / "releases" / "9.0.yaml")
         shutil.copy(GOLDEN / "evidence.lock.yaml", data / "evidence.lock.yaml")   # one wheel: a release read from it
     if zh:
@@ -222,6 +228,30 @@ def test_every_upgrade_page_keeps_its_api_diff_out_of_markdown(real_pages):
 
 
 @pytest.mark.parametrize("lang", ["en", *TRANSLATED])
+def test_api_diff_group_summaries_count_only_what_the_group_has(atlas, real_pages, lang):
+    """Issue 29: a module's summary in the API diff names the kinds of difference it has, each with
+    its count in the language's plural form, and never a zero ("не публичны 0", "0 removed")."""
+    from atlas.enrich import DIFF_KINDS
+
+    r, kinds = Renderer(atlas, lang), [k for k in DIFF_KINDS if k != "added"]
+    zeros = [r.ui_text("apidiff.tally." + k, n=0) for k in kinds]
+    checked = 0
+    for up in atlas.upgrades:
+        if not up.api_diff or up.old.version != "2.0":
+            continue
+        summaries = {unescape(m): text for m, text in re.findall(
+            r"<summary><code>([^<]*)</code>(.*?)</summary>", real_pages[lang][f"{lang}/upgrade/{up.slug}.md"])}
+        for g in up.api_diff["groups"]:
+            if not g["shown"]:
+                continue
+            summary, checked = summaries[g["module"]], checked + 1
+            assert not any(re.search(r"(?<!\d)" + re.escape(z), summary) for z in zeros), (up.slug, g["module"], summary)
+            for k in kinds:
+                assert (r.ui_text("apidiff.tally." + k, n=len(g[k])) in summary) == bool(g[k]), (up.slug, k, summary)
+    assert checked > 1000
+
+
+@pytest.mark.parametrize("lang", ["en", *TRANSLATED])
 def test_api_diff_lines_say_in_which_release_each_name_went(atlas, real_pages, lang):
     """Each removed or no-longer-public name of 2.0 -> 2.15 is one line: the language's word, the
     name and, in the language's words, the first release without it (looked up once per page for
@@ -263,13 +293,41 @@ def test_no_upgrade_page_turns_missing_facts_into_reassurance(atlas, real_pages)
             if up.none_covered:
                 assert render_html(ui[lang]["upgrade.summary_unknown"],
                                    {"old": up.old.version, "new": up.new.version}, lang) in page, (lang, up.slug)
-            if up.selected_versions:
+            if up.partial_versions:
                 # issue 26: a release whose facts are a selection is never read as "nothing breaks"
                 unknown_pages += not up.uncovered
                 assert zero not in page and no_breaking not in page, (lang, up.slug)
-                assert render_html(ui[lang]["upgrade.selected"], {"versions": up.selected_versions}, lang) in page
-                assert render_html(ui[lang]["upgrade.checklist_selected"], {"versions": up.selected_versions}, lang) in page
+                assert render_html(ui[lang]["upgrade.selected"], {"versions": up.partial_versions}, lang) in page
+                assert render_html(ui[lang]["upgrade.checklist_selected"], {"versions": up.partial_versions}, lang) in page
     assert unknown_pages > 100 * len(LANGS)
+
+
+def test_no_page_counts_zero_breaking_changes_where_the_facts_are_partial(atlas, real_pages):
+    """Issue 29: silence is never "safe". A release whose facts are a selection or passing mentions
+    (no article about it: 2.13) shows no "0 breaking" on its page, the home page or the release
+    list, and no upgrade page through such a release (or one known only from its wheel) says its
+    zero count of breaking changes; each says what the atlas holds instead."""
+    # the rule itself: a release's facts account for it only when an article in our sources is about it
+    about = {s.about for s in atlas.fb.sources.sources}
+    accounted = {r.version for r in atlas.releases if r.version in about and not r.selected}
+    zero = sorted(r.version for r in atlas.releases if r.version not in accounted and not atlas.counts[r.version]["breaking"])
+    unsure = [up for up in atlas.upgrades if not up.breaking and any(p.version not in accounted for p in up.steps)]
+    assert "2.13" in zero and accounted and unsure
+    for lang in LANGS:
+        r, pages = Renderer(atlas, lang), real_pages[lang]
+        none_known = r.ui_text("release.breaking_none_known")
+        for v in zero:
+            page = pages[f"{lang}/releases/{v}.md"]
+            assert r.ui_text("release.breaking_count", n=0) not in page, (lang, v)
+            assert r.ui_text("release.no_breaking") not in page and none_known in page, (lang, v)
+            for listing, link in ((f"{lang}/index.md", f"](releases/{v}.md"), (f"{lang}/releases/index.md", f"]({v}.md)")):
+                row = next(line for line in pages[listing].splitlines() if link in line)
+                cell = row.rstrip(" |").rsplit("|", 1)[1].strip()
+                assert not re.fullmatch(r"\[?0\]?(\(.*\))?", cell) and none_known in cell, (lang, listing, row)
+        for up in unsure:
+            page = pages[f"{lang}/upgrade/{up.slug}.md"]
+            for key in ("upgrade.summary", "upgrade.summary_sources"):
+                assert r.ui_text(key, n=0, old=up.old.version, new=up.new.version) not in page, (lang, up.slug, key)
 
 
 def test_dropped_reads_the_wheels_too(atlas, real_pages):

@@ -87,6 +87,7 @@ class Upgrade:
     checklist: list[Change]
     api_diff: Optional[dict] = None   # evidence: public API diff of the two releases' wheels (see _api_diff)
     meta: list[MetaRow] = field(default_factory=list)   # the two wheels' METADATA side by side (history.meta_diff)
+    partial: frozenset = frozenset()  # the curated releases whose facts are not an account of the release (partial_releases)
 
     @property
     def uncovered(self) -> list[Point]:
@@ -98,10 +99,10 @@ class Upgrade:
         return [p.version for p in self.uncovered]
 
     @property
-    def selected_versions(self) -> list[str]:
-        """The releases on the way whose curated facts are a selection of hazards from PyTorch's own
-        pages (``selected: true``), not an account of the whole release."""
-        return [p.version for p in self.steps if p.release is not None and p.release.selected]
+    def partial_versions(self) -> list[str]:
+        """The releases on the way whose curated facts are a selection, not an account of the whole
+        release (``partial_releases``): their silence says nothing."""
+        return [p.version for p in self.steps if p.release is not None and p.version in self.partial]
 
     @property
     def meta_changed(self) -> list[MetaRow]:
@@ -168,7 +169,7 @@ class Upgrade:
     def knows_all(self) -> bool:
         """Every release on the way has curated facts and both ends have a read wheel: only then may
         the page say that nothing breaks, or that nothing was dropped."""
-        return (not self.uncovered and not self.selected_versions
+        return (not self.uncovered and not self.partial_versions
                 and self.old.wheel is not None and self.new.wheel is not None)
 
 
@@ -238,6 +239,9 @@ class Atlas:
     counts: dict[str, Counter]              # version -> Counter of change types (+ "breaking")
     areas: list[str]
     types: list[str]
+    #: curated releases whose breaking changes the atlas cannot count in full (partial_releases):
+    #: a page never shows their zero as "0 breaking"
+    partial: frozenset = frozenset()
     lock: dict = field(default_factory=dict)              # data/evidence.lock.yaml
     wheels: dict = field(default_factory=dict)            # data/wheels.yaml
     checks: dict = field(default_factory=dict)            # change id -> [Verdict] (identifiers, errors)
@@ -458,6 +462,8 @@ def _api_diff(old: Point, new: Point, runtimes: dict, links: dict[str, list[tupl
     for g in listed:
         g["folded"] = g["shown"] > 8            # a long group starts closed
         g["added_few"] = len(g["added"]) <= 6    # few added names are listed; more are only counted
+        # what the group's summary counts: the kinds it has, never "0 removed" beside "2 changed"
+        g["tally"] = [(k, len(g[k])) for k in DIFF_KINDS if k != "added" and g[k]]
     return {"old_wheel": a, "new_wheel": b, "counts": {k: len(diff[k]) for k in DIFF_KINDS},
             "unverified": diff["unverified"],
             "groups": listed, "added_groups": [g for g in listed if g["added"]],
@@ -489,6 +495,14 @@ def _name_links(checks: dict[str, list[Verdict]], types: dict[str, str]) -> dict
     return dict(links)
 
 
+def partial_releases(fb: FactBase) -> frozenset:
+    """The curated releases whose facts are not an account of the whole release: a selection of
+    hazards from PyTorch's own pages (``selected: true``), or what articles about other releases
+    mention in passing (no source in data/sources.yaml is ``about`` it, as 2.13)."""
+    about = {s.about for s in fb.sources.sources}
+    return frozenset(r.version for r in fb.releases if r.selected or r.version not in about)
+
+
 def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     oldest_first = fb.releases
     rel_of = {c.id: r for r in oldest_first for c in r.changes}
@@ -499,6 +513,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     _deprecations(points, fb.deprecations)
     _defaults(points, fb.runtimes)
     upgrades = []
+    partial = partial_releases(fb)
     for old, new in combinations(points, 2):
         steps = oldest_between(old, new, points)
         breaking = [c for p in steps for c in p.changes if c.is_breaking]
@@ -507,7 +522,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
             old=old, new=new, slug=upgrade_slug(old.version, new.version), steps=steps, breaking=breaking,
             matrix=matrix_diff(old.release, new.release) if old.release and new.release else [], rollbacks=rollbacks,
             checklist=sorted(breaking, key=lambda c: _checklist_key(c, rel_of)),
-            meta=meta_diff(old.wheel, new.wheel),
+            meta=meta_diff(old.wheel, new.wheel), partial=partial,
         ))
     errors = sorted(
         ((e.message, e.origin, c) for r in oldest_first for c in r.changes for e in c.errors),
@@ -543,7 +558,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     atlas = Atlas(
         fb=fb, releases=newest, latest=latest, change_release=rel_of, upgrades=upgrades,
         history=list(reversed(points)), wheel_only=[p for p in reversed(points) if not p.curated],
-        errors=errors, counts=counts,
+        errors=errors, counts=counts, partial=partial,
         areas=areas, types=sorted({c.type for c in all_changes}),
         lock=lock, wheels=wheels.model_dump(),
         checks=checks, entry_point_findings=entry_point_findings(lock, idv),

@@ -275,7 +275,9 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
             n = getattr(rel, name)
             if n is not None:
                 d.add("facts", plain(f"release.{name}"), fmt.format_number(n, lang), n)
-        d.add("facts", plain("release.changes"), cnt["all"], plain("release.breaking_count", n=cnt["breaking"]))
+        d.add("facts", plain("release.changes"), cnt["all"],
+              plain("release.breaking_none_known") if rel.version in atlas.partial and not cnt["breaking"]
+              else plain("release.breaking_count", n=cnt["breaking"]))
         for key in by_owner[rel.version]:
             if key != f"{rel.version}.headline":
                 d.add("body", r.fact_plain(key))
