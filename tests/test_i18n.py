@@ -262,9 +262,10 @@ def _zh_prose(markdown_page: str) -> str:
 
 
 @pytest.mark.parametrize("kind", ["changes", "releases", "upgrade", "faq", "breaking", "errors", "sources", "index.md",
-                                  "api.md"])
+                                  "api.md", "check"])
 def test_generated_zh_pages_use_full_width_punctuation(real_pages, kind):
-    """Templates put ：（）“”、 between UI strings and values in Chinese (text.PUNCTUATION)."""
+    """Templates put ：（）“”、 between UI strings and values in Chinese (text.PUNCTUATION): no
+    half-width , ; : ( ) next to a Han character on any kind of generated page, /check/ included."""
     found = {path: fullwidth_hits(_zh_prose(md)) for path, md in real_pages["zh"].items()
              if path.split("/")[1] == kind}
     assert found and not {p: h for p, h in found.items() if h}
