@@ -293,6 +293,30 @@ def test_chinese_dates_sit_in_the_sentence_without_spaces(real_pages):
     assert not {p: h for p, h in bad.items() if h}
 
 
+#: words that make a sentence about {versions} plural: wrong when the list holds one release
+#: ("what changed in them" for 2.12); en pronouns, zh 这些版本/它们, ru эти релизы/их, id rilis-rilis
+PLURAL_ONLY = {"en": r"\b(?:them|their|those releases|these releases)\b", "zh": r"这些版本|它们",
+               "ru": r"\b(?:эти релизы|этих релизов|их|описаны)\b", "id": r"\brilis-rilis (?:itu|tersebut)\b"}
+
+
+def plural_only_hits(ui: dict, lang: str) -> list[str]:
+    """The UI strings with a {versions} list whose wording assumes more than one release."""
+    return [f"{lang}: {key}: {value}" for key, value in ui.items()
+            if isinstance(value, str) and "{versions}" in value and re.search(PLURAL_ONLY[lang], value, re.I)]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_sentence_about_a_list_of_releases_reads_right_for_one(factbase, lang):
+    """{versions} is often one release: the sentence around it must not say them, those releases,
+    这些版本 or эти релизы (issue 29: upgrade.uncovered said "in them" for 2.12)."""
+    ui = factbase.ui[lang]
+    assert sum("{versions}" in v for v in ui.values() if isinstance(v, str)) >= 10
+    planted = {"k": {"en": "No article covers {versions}: what changed in them is unknown.", "zh": "{versions} 中的变化：这些版本没有文章。",
+                     "ru": "Статьи про {versions} нет: эти релизы не описаны.", "id": "Rilis-rilis tersebut ({versions}) tidak dibahas."}[lang]}
+    assert plural_only_hits(planted, lang)
+    assert not plural_only_hits(ui, lang)
+
+
 #: how an answer says yes or no at its start, per language (zh: 可以/不能 answer with the verb)
 POLARITY = {
     "zh": {"yes": ("是", "可以", "会", "能", "需要", "对"), "no": ("不", "否", "没", "无")},
