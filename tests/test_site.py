@@ -12,6 +12,7 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 
+from atlas.keys import version_key
 from atlas.langs import LANGS
 from atlas.urls import url_for
 from check_links import run as run_linkchecker
@@ -120,6 +121,17 @@ def test_json_api(built_site, factbase):
             assert (built_site / urlparse(url).path.strip("/") / "index.html").exists(), url
     up = json.loads((api / "upgrades" / "2.14-to-2.15.json").read_text(encoding="utf-8"))
     assert "215-dcp-strides" in up["breaking"] and up["checklist"]
+    # a count of breaking changes is complete only for a release an article is about, whole
+    about = {s.about for s in factbase.sources.sources}
+    whole = {r.version for r in factbase.releases if r.version in about and not r.selected}
+    releases = json.loads((api / "releases.json").read_text(encoding="utf-8"))["releases"]
+    assert {r["version"] for r in releases if r["breaking_complete"]} == whole
+    assert any(not r["breaking_complete"] for r in releases)
+    for path in (api / "upgrades").glob("*.json"):
+        up = json.loads(path.read_text(encoding="utf-8"))
+        on_way = {r["version"] for r in releases
+                  if version_key(up["from"]) < version_key(r["version"]) <= version_key(up["to"])}
+        assert up["breaking_complete"] == (not up["not_covered_by_sources"] and on_way <= whole), path.name
 
 
 def test_the_whole_site_link_check_fails_on_a_broken_site(tmp_path, capsys):

@@ -84,7 +84,10 @@ def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
             "released": _plain(rel.released),
             "published_at": rel.published_at.strftime("%Y-%m-%dT%H:%M:%SZ") if rel.published_at else None,
             "commits": rel.commits, "contributors": rel.contributors, "wheel_index": rel.wheel_index,
-            "counts": dict(sorted(atlas.counts[rel.version].items())), "matrix": matrix,
+            "counts": dict(sorted(atlas.counts[rel.version].items())),
+            # false: the facts are a selection or passing mentions (enrich.partial_releases), so a
+            # count of 0 breaking changes means none known, not none
+            "breaking_complete": rel.version not in atlas.partial, "matrix": matrix,
             "provenance": _plain({k: [c.model_dump() for c in v] for k, v in rel.provenance.items()}),
             "text": _texts(atlas, f"{rel.version}."),
             "urls": urls(f"releases/{rel.version}/"),
@@ -123,6 +126,8 @@ def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
             "metadata": [{"key": r.key, "package": r.label or None, "from": r.old, "to": r.new, "changed": r.changed,
                           "dropped": r.dropped, "added": r.added} for r in up.meta],
             "not_covered_by_sources": up.uncovered_versions,
+            "partial": up.partial_versions,
+            "breaking_complete": not up.uncovered_versions and not up.partial_versions,
             "dropped": [{"what": d.label, "values": _plain(d.values), "from_wheels": d.wheel, "now": d.now or None}
                         for d in up.dropped_items],
             "dropped_complete": up.knows_all,
