@@ -104,6 +104,11 @@ class Upgrade:
         return [p.version for p in self.steps if p.release is not None and p.release.selected]
 
     @property
+    def matrix_count(self) -> int:
+        """How many rows the matrices side by side have (the folded table's label counts them)."""
+        return len(self.matrix)
+
+    @property
     def meta_changed(self) -> list[MetaRow]:
         return [r for r in self.meta if r.changed]
 
@@ -163,6 +168,18 @@ class Upgrade:
     def none_covered(self) -> bool:
         """No release on the way has curated facts: the page cannot count breaking changes at all."""
         return len(self.uncovered) == len(self.steps)
+
+    @property
+    def sections(self) -> list[tuple[str, str]]:
+        """The page's sections in order, (anchor id, UI key of its heading): its "On this page" list.
+        The ids are permanent (tests/test_reading_browser.py checks them against the pages of before)."""
+        out = [("checklist", "upgrade.checklist")]
+        if self.matrix:
+            out.append(("matrix", "upgrade.matrix"))
+        out += [("metadata", "upgrade.meta"), ("dropped", "upgrade.dropped"), ("rollbacks", "upgrade.rollbacks")]
+        if self.deprecations or self.deprecations_unread:
+            out.append(("deprecations", "upgrade.deprecations"))
+        return out + [("api-diff", "apidiff.title")]
 
     @property
     def knows_all(self) -> bool:
@@ -257,6 +274,7 @@ class Atlas:
     grid_columns: list[Point] = field(default_factory=list)
     upgrades_from: dict[str, list[Upgrade]] = field(default_factory=dict)   # version -> its upgrades, newest target first
     upgrade_into: dict[str, Optional[Upgrade]] = field(default_factory=dict)   # version -> upgrade from the release before
+    selected_releases: list[Release] = field(default_factory=list)   # releases whose facts are a selection, newest first
 
     def check_wheels(self, c: Change) -> list[str]:
         """The wheels a change's check table shows: the one before its release, its release's
@@ -456,11 +474,21 @@ def _api_diff(old: Point, new: Point, runtimes: dict, links: dict[str, list[tupl
                "added_short": [e["name"][len(m) + 1:] if e["name"] != m else e["name"] for e in g["added"]]}
               for m, g in sorted(groups.items())]
     for g in listed:
-        g["folded"] = g["shown"] > 8            # a long group starts closed
         g["added_few"] = len(g["added"]) <= 6    # few added names are listed; more are only counted
+        # the page lists first what breaks code: the names the checker has rules for (rules.py: a
+        # removed name, a removed parameter, a name a change explains) and the removed or moved
+        # ones; then the rest (no longer public, other signature and default changes)
+        lead, rest = [], []
+        for what in DIFF_KINDS[:-1]:
+            for e in g[what]:
+                ruled = what in ("removed", "moved") or e["change"] or (
+                    what == "changed" and e["params_removed"] and not e.get("accepts_any_keyword"))
+                (lead if ruled else rest).append((what, e))
+        g["first"], g["rest"] = lead, rest
     return {"old_wheel": a, "new_wheel": b, "counts": {k: len(diff[k]) for k in DIFF_KINDS},
             "unverified": diff["unverified"],
             "groups": listed, "added_groups": [g for g in listed if g["added"]],
+            "shown_groups": [g for g in listed if g["shown"]],     # the modules with more than added names
             "versions": [p.version for p in steps] + [new.version], **{k: diff[k] for k in DIFF_KINDS}}
 
 
@@ -553,6 +581,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
                      "breaking": [(c, r) for r in newest for c in r.changes if c.is_breaking]},
         latest_upgrade_slug=upgrade_slug(latest.previous, latest.version) if latest.previous else None,
         views={r.version: release_view(r, areas) for r in newest}, sources_view=sources_view(newest, cites),
+        selected_releases=[r for r in newest if r.selected],
     )
     by_pair = {(u.old.version, u.new.version): u for u in upgrades}
     atlas.grid_columns = points[1:]
