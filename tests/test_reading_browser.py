@@ -11,6 +11,7 @@ import markdown
 import pytest
 
 from atlas.langs import LANGS
+from bench import heaviest_upgrade_page  # scripts/dev/bench.py: the page its Lighthouse run measures
 
 pytestmark = pytest.mark.slow
 
@@ -59,7 +60,9 @@ def test_tables_fit_1280_without_splitting_words(page, served_site, lang):
         for state, m in (("closed", closed), ("details open", opened)):
             assert not m["over"], (lang, path, state, m["over"])
             assert not m["broken"], (lang, path, state, m["broken"][:10])
-        assert opened["words"] > closed["words"] > 20, (path, closed["words"], opened["words"])
+        assert closed["words"] > 20, (path, closed["words"])
+        if page.locator("article table details").count():   # rows whose symptom and fix open in place
+            assert opened["words"] > closed["words"], (path, closed["words"], opened["words"])
 
 
 def test_the_layout_check_can_fail(page, served_site):
@@ -252,7 +255,7 @@ def test_upgrade_checklist_copies_as_a_markdown_task_list(clip, served_site, lan
     text = clip.evaluate("() => navigator.clipboard.readText()")
     lines = text.strip("\n").split("\n")
     assert len(lines) == n
-    first_title = items.first.locator("a").inner_text().strip()
+    first_title = items.first.locator("a").first.inner_text().strip()
     rendered = markdown.markdown(text.replace("- [ ] ", "- "))
     assert rendered.count("<li>") == n and rendered.count("<a href=\"http") == n, rendered[:500]
     assert lines[0].startswith("- [ ] [") and html.escape(first_title, quote=False).split(" ")[0] in rendered
@@ -335,21 +338,15 @@ def test_back_to_top_appears_when_scrolling_up_and_goes_to_the_top(browser, serv
     try:
         pg.goto(url(served_site, "en", f"upgrade/{TARGET_PAIR}/"))
         top = pg.locator(".md-top")
-        assert top.count() == 1 and not top.is_visible()
+        assert top.count() == 1 and top.get_attribute("hidden") is not None   # Material keeps it in the page, hidden
         pg.mouse.wheel(0, 4000)
         pg.wait_for_timeout(300)
         pg.mouse.wheel(0, -600)   # Material shows it when the reader scrolls up
-        top.wait_for(state="visible", timeout=5000)
+        pg.wait_for_function("() => !document.querySelector('.md-top').hidden", timeout=5000)
         top.click()
         pg.wait_for_function("() => window.scrollY === 0", timeout=5000)
     finally:
         ctx.close()
-
-
-def heaviest_upgrade_page(site) -> str:
-    """The upgrade page with the most HTML, over every language: its site path."""
-    heaviest = max(site.rglob("upgrade/*/index.html"), key=lambda p: p.stat().st_size)
-    return heaviest.parent.relative_to(site).as_posix() + "/"
 
 
 def test_heaviest_upgrade_page_is_at_most_150_kb_gzip(browser, served_site, built_site):

@@ -86,14 +86,23 @@ document.querySelectorAll('link[rel="alternate"][hreflang]').forEach(function (l
     var outer = box.querySelector(".atlas-apidiff__modules");
     if (!tools || !outer) return;
     var groups = Array.prototype.map.call(outer.querySelectorAll("details[data-module]"), function (d) {
-      var names = d.querySelector(".atlas-names");
-      return {d: d, names: names, html: names.innerHTML, lines: names.innerHTML.split("\n").filter(function (l) { return l.trim(); })};
+      return {d: d, names: d.querySelector(".atlas-names")};
     });
-    var total = groups.reduce(function (n, g) { return n + g.lines.length; }, 0);
-    var input = tools.querySelector("input"), out = tools.querySelector("output");
-    function text(html) { var t = document.createElement("div"); t.innerHTML = html; return t.textContent.toLowerCase(); }
-    groups.forEach(function (g) { g.texts = g.lines.map(text); });
+    var input = tools.querySelector("input"), out = tools.querySelector("output"), total = -1;
+    /* each module's lines and their text, read once when the reader first filters (not on load) */
+    function read() {
+      if (total >= 0) return;
+      var t = document.createElement("div");
+      total = 0;
+      groups.forEach(function (g) {
+        g.html = g.names.innerHTML;
+        g.lines = g.html.split("\n").filter(function (l) { return l.trim(); });
+        g.texts = g.lines.map(function (l) { t.innerHTML = l; return t.textContent.toLowerCase(); });
+        total += g.lines.length;
+      });
+    }
     function filter() {
+      read();
       var q = input.value.trim().toLowerCase(), shown = 0;
       groups.forEach(function (g) {
         if (!q) { g.names.innerHTML = g.html; g.d.hidden = false; shown += g.lines.length; return; }
