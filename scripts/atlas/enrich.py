@@ -7,14 +7,16 @@ In:  a validated ``FactBase``.
 Out: an ``Atlas``: releases newest first with their breaking changes and counts,
      the upgrade diff for every ordered pair of releases (breaking changes in
      between, matrix side by side with changed cells, dropped items, expiring
-     rollbacks, an ordered checklist, the public API diff of the two wheels), the
+     rollbacks, an ordered checklist, the page's sections, the public API diff of the two
+     wheels with each module's names that break code first), the
      error-message index, FAQ by release, the automatic wheel checks of every change
      (identifiers, error messages, entry points; see evidence.py), and everything a
      page would otherwise compute: the FAQ entries that refer to each change,
      evidence tallies and contradicted changes per release, events' local and UTC
      times, each release page's groupings (``ReleaseView``), the change-list rows,
      the sources page's lists and counts (``SourcesView``), and the latest release's
-     upgrade slug. Templates only lay these out (tests/test_render.py checks it).
+     upgrade slug and the releases whose facts are a selection. Templates only lay these out
+     (tests/test_render.py checks it).
 """
 from __future__ import annotations
 
