@@ -440,7 +440,7 @@ def test_screenshots(page, served_site, lang):
 
 
 A11Y_PAGES = ["", "releases/", "releases/2.15/", "changes/215-dcp-strides/", "breaking/", "changes/", "upgrade/",
-              "upgrade/2.14-to-2.15/", "errors/", "faq/", "faq/2.15/", "sources/", "api/", "about/", "check/", "404.html"]
+              "upgrade/2.14-to-2.15/", "upgrade/2.4-to-2.15/", "errors/", "faq/", "faq/2.15/", "sources/", "api/", "about/", "check/", "404.html"]
 
 
 #: axe reports every violating node in full; ``resultTypes`` limits only the passes, incomplete and
@@ -467,6 +467,12 @@ def test_no_serious_or_critical_accessibility_violation(page, served_site, axe, 
     for path in A11Y_PAGES:
         page.goto(pre + path)
         found += [(path, v["id"], v["impact"], v["nodes"][0]["target"]) for v in serious_violations(axe, page)]
+    # the upgrade picker's sentence on a downgrade, with its link to the upgrade the other way round
+    page.goto(pre + "upgrade/")
+    page.select_option("select[name=from]", "2.14")
+    page.select_option("select[name=to]", "2.12")
+    page.click("form[data-atlas-picker] button")
+    found += [("picker", v["id"], v["impact"], v["nodes"][0]["target"]) for v in serious_violations(axe, page)]
     search(page, served_site, lang, "torch.linalg.qr")
     found += [("search", v["id"], v["impact"], v["nodes"][0]["target"]) for v in serious_violations(axe, page)]
     assert not found, found

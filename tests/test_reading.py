@@ -51,6 +51,27 @@ def test_release_and_upgrade_anchors_match_across_languages(built_site, kind):
     assert not [h for h in ids["en"] if re.fullmatch(r"_\d+|\d[\d-]*", h)], ids["en"]
 
 
+#: The upgrade pages' anchors before issue 30 reshaped the page (tests/fixtures: collected by
+#: ``article_ids`` from the main branch's build at 8da641b). Links into upgrade pages use them.
+UPGRADE_ANCHORS = Path(__file__).resolve().parent / "fixtures" / "upgrade_anchors_8da641b.json"
+
+
+def article_ids(html: str) -> set[str]:
+    """The element ids inside a page's <article>."""
+    article = html[html.index("<article"):html.index("</article>")]
+    return set(re.findall(r'\sid="([^"]+)"', article))
+
+
+def test_upgrade_anchors_of_before_stay_permanent(built_site):
+    """Every anchor of six upgrade pages in four languages, as the main branch built them before the
+    page was reshaped (#breaking is now the checklist, which lists every breaking change), still exists."""
+    before = json.loads(UPGRADE_ANCHORS.read_text(encoding="utf-8"))["pages"]
+    assert len(before) == 6 * len(LANGS) and all("checklist" in ids for ids in before.values())
+    missing = {path: sorted(set(ids) - article_ids((built_site / path / "index.html").read_text(encoding="utf-8")))
+               for path, ids in before.items()}
+    assert not any(missing.values()), {p: m for p, m in missing.items() if m}
+
+
 def _target(site: Path, path: str) -> Path | None:
     """The file a static host serves for a URL path of the site (a folder: its index.html)."""
     target = site / path.lstrip("/")

@@ -342,6 +342,25 @@ def test_dropped_reads_the_wheels_too(atlas, real_pages):
     assert render_html(atlas.fb.ui["en"]["upgrade.nothing_dropped"], {}, "en") not in dropped
 
 
+def test_home_counts_every_curated_release_and_never_a_partial_one_as_zero(atlas, real_pages):
+    """Issue 30: the home page's per-release table has a row for every release with curated facts;
+    a release whose facts are partial (a selection, or passing mentions) never shows its zero as 0."""
+    for lang in LANGS:
+        ui = atlas.fb.ui[lang]
+        page = real_pages[lang][f"{lang}/index.md"]
+        rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| \[([\d.]+)\]\(releases/[\d.]+\.md\).*$", page, re.M)}
+        assert set(rows) == {r.version for r in atlas.releases}, (lang, sorted(rows))
+        for r in atlas.releases:
+            last = rows[r.version].rstrip(" |").rsplit("| ", 1)[1]
+            n = atlas.counts[r.version]["breaking"]
+            if r.version in atlas.partial and not n:
+                assert render_html(ui["release.breaking_none_known"], {}, lang) in last and not re.search(r"\[0\]", last), (lang, last)
+            else:
+                assert re.search(rf"\[{n}\]", last), (lang, r.version, last)
+        assert any(r.version in atlas.partial and not atlas.counts[r.version]["breaking"]
+                   for r in atlas.releases)   # the case is tested
+
+
 def test_upgrade_pages_lead_with_what_really_breaks_on_the_way(atlas, real_pages):
     """Issue 26: the curated changes of 2.3-2.11 are in the checklist of every upgrade that passes
     them, oldest release first within a kind, platform blockers before code; 2.5 -> 2.6 leads with

@@ -98,7 +98,10 @@ document.querySelectorAll('link[rel="alternate"][type="application/atom+xml"]').
       var lines = Array.prototype.map.call(box.querySelectorAll("li"), function (li) {
         var a = li.querySelector("a"), rest = li.cloneNode(true), link = rest.querySelector("a");
         if (link) link.remove();
-        var tail = rest.textContent.replace(/\s+/g, " ").trim();
+        // an item's disclosure (symptom, error messages, fix): only its first fix step is copied
+        var more = rest.querySelector("details"), fix = more && more.querySelector(".atlas-fix");
+        if (more) more.remove();
+        var tail = (rest.textContent + (fix ? " " + fix.textContent : "")).replace(/\s+/g, " ").trim();
         tail = mdText(tail);
         return "- [ ] " + (a ? FORMATS.Markdown(a.textContent.trim(), new URL(a.getAttribute("href"), base).href) + " " : "") + tail;
       });

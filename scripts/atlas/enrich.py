@@ -7,14 +7,16 @@ In:  a validated ``FactBase``.
 Out: an ``Atlas``: releases newest first with their breaking changes and counts,
      the upgrade diff for every ordered pair of releases (breaking changes in
      between, matrix side by side with changed cells, dropped items, expiring
-     rollbacks, an ordered checklist, the public API diff of the two wheels), the
+     rollbacks, an ordered checklist, the page's sections, the public API diff of the two
+     wheels with each module's names that break code first), the
      error-message index, FAQ by release, the automatic wheel checks of every change
      (identifiers, error messages, entry points; see evidence.py), and everything a
      page would otherwise compute: the FAQ entries that refer to each change,
      evidence tallies and contradicted changes per release, events' local and UTC
      times, each release page's groupings (``ReleaseView``), the change-list rows,
      the sources page's lists and counts (``SourcesView``), and the latest release's
-     upgrade slug. Templates only lay these out (tests/test_render.py checks it).
+     upgrade slug and the releases whose facts are a selection. Templates only lay these out
+     (tests/test_render.py checks it).
 """
 from __future__ import annotations
 
@@ -105,6 +107,11 @@ class Upgrade:
         return [p.version for p in self.steps if p.release is not None and p.version in self.partial]
 
     @property
+    def matrix_count(self) -> int:
+        """How many rows the matrices side by side have (the folded table's label counts them)."""
+        return len(self.matrix)
+
+    @property
     def meta_changed(self) -> list[MetaRow]:
         return [r for r in self.meta if r.changed]
 
@@ -164,6 +171,18 @@ class Upgrade:
     def none_covered(self) -> bool:
         """No release on the way has curated facts: the page cannot count breaking changes at all."""
         return len(self.uncovered) == len(self.steps)
+
+    @property
+    def sections(self) -> list[tuple[str, str]]:
+        """The page's sections in order, (anchor id, UI key of its heading): its "On this page" list.
+        The ids are permanent (tests/test_reading_browser.py checks them against the pages of before)."""
+        out = [("checklist", "upgrade.checklist")]
+        if self.matrix:
+            out.append(("matrix", "upgrade.matrix"))
+        out += [("metadata", "upgrade.meta"), ("dropped", "upgrade.dropped"), ("rollbacks", "upgrade.rollbacks")]
+        if self.deprecations or self.deprecations_unread:
+            out.append(("deprecations", "upgrade.deprecations"))
+        return out + [("api-diff", "apidiff.title")]
 
     @property
     def knows_all(self) -> bool:
@@ -460,13 +479,23 @@ def _api_diff(old: Point, new: Point, runtimes: dict, links: dict[str, list[tupl
                "added_short": [e["name"][len(m) + 1:] if e["name"] != m else e["name"] for e in g["added"]]}
               for m, g in sorted(groups.items())]
     for g in listed:
-        g["folded"] = g["shown"] > 8            # a long group starts closed
         g["added_few"] = len(g["added"]) <= 6    # few added names are listed; more are only counted
         # what the group's summary counts: the kinds it has, never "0 removed" beside "2 changed"
         g["tally"] = [(k, len(g[k])) for k in DIFF_KINDS if k != "added" and g[k]]
+        # the page lists first what breaks code: the names the checker has rules for (rules.py: a
+        # removed name, a removed parameter, a name a change explains) and the removed or moved
+        # ones; then the rest (no longer public, other signature and default changes)
+        lead, rest = [], []
+        for what in DIFF_KINDS[:-1]:
+            for e in g[what]:
+                ruled = what in ("removed", "moved") or e["change"] or (
+                    what == "changed" and e["params_removed"] and not e.get("accepts_any_keyword"))
+                (lead if ruled else rest).append((what, e))
+        g["first"], g["rest"] = lead, rest
     return {"old_wheel": a, "new_wheel": b, "counts": {k: len(diff[k]) for k in DIFF_KINDS},
             "unverified": diff["unverified"],
             "groups": listed, "added_groups": [g for g in listed if g["added"]],
+            "shown_groups": [g for g in listed if g["shown"]],     # the modules with more than added names
             "versions": [p.version for p in steps] + [new.version], **{k: diff[k] for k in DIFF_KINDS}}
 
 
