@@ -3201,8 +3201,9 @@ def main_env(args, rules, parser, out):
             out.write(("\n" if n > 1 else "") + t("check.cli.paste", n=n, m=len(reports)) + "\n")
         note = r["from_note_text"]
         torch = printable(r["torch"] or "?")
-        out.write((t("check.cli.header_env_note", tool=TOOL, torch=torch, new=to, note=note) if note
-                   else t("check.cli.header_env", tool=TOOL, torch=torch, new=to)) + "\n")
+        tool = TOOL + " env"   # the command, as typed
+        out.write((t("check.cli.header_env_note", tool=tool, torch=torch, new=to, note=note) if note
+                   else t("check.cli.header_env", tool=tool, torch=torch, new=to)) + "\n")
         if r["upgrade_url"]:
             out.write(t("check.cli.upgrade_page", url=r["upgrade_url"]) + "\n")
         for i in r["items"]:
