@@ -25,6 +25,7 @@ import copy
 import io
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -118,14 +119,26 @@ def without(text: str, lines: list[str]) -> str:
     return "\n".join(x for x in text.splitlines() if x not in drop)
 
 
-def cli_outputs(rules_file, lang: str) -> list[tuple[str, str, set]]:
+def pastes(tmp: Path) -> list[tuple[Path, str]]:
+    """(file, target) of every environment paste: the corpus, and test_check's pastes of platforms,
+    old and new CUDA builds, two reports in one, and a bare pin (every row unknown, with its reason)."""
+    import test_check as tc
+    out = [(c["path"], c["to"]) for c in ev.env_cases("all")]
+    for i, text in enumerate((tc.VLLM, tc.INTEL_MAC, tc.OLD_GLIBC, tc.MAC_ARM_13, tc.LINUX_ARM, tc.CU118_PY38, tc.TWO_PASTES,
+                              "torch==2.5.0\n")):
+        (tmp / f"paste{i}.txt").write_text(text, encoding="utf-8")
+        out.append((tmp / f"paste{i}.txt", "2.15"))
+    return out
+
+
+def cli_outputs(rules_file, lang: str, tmp: Path) -> list[tuple[str, str, set]]:
     """(what was run, its text, the words the reader gave) of each CLI run: every env paste (to its
     target and to 2.5), every code directory and its --diff (the reader's code lines left out), the checkpoints."""
     runs = []
-    for c in ev.env_cases("all"):
-        given = latin_words(c["path"].read_text(encoding="utf-8"))   # what a row found is the paste's
-        runs.append((str(c["path"]), cli(rules_file, "env", "--lang", lang, str(c["path"])), given))
-        runs.append((f"{c['path']} --to 2.5", cli(rules_file, "env", "--lang", lang, "--to", "2.5", str(c["path"])), given))
+    for path, to in pastes(tmp):
+        given = latin_words(path.read_text(encoding="utf-8"))   # what a row found is the paste's
+        runs.append((str(path), cli(rules_file, "env", "--lang", lang, "--to", to, str(path)), given))
+        runs.append((f"{path} --to 2.5", cli(rules_file, "env", "--lang", lang, "--to", "2.5", str(path)), given))
     for d in sorted({str(c["path"].parent) for c in ev.code_cases("all")}):
         runs.append((d, cli(rules_file, "code", "--lang", lang, d), set()))
         runs.append((f"{d} --diff", without(cli(rules_file, "code", "--diff", "--lang", lang, d), user_code(rules_file, lang, d)), set()))
@@ -133,14 +146,13 @@ def cli_outputs(rules_file, lang: str) -> list[tuple[str, str, set]]:
     return runs
 
 
-def page_outputs(rules, lang: str) -> list[tuple[str, str]]:
+def page_outputs(rules, lang: str, tmp: Path) -> list[tuple[str, str, set]]:
     """(case, the text the page prints, the words the reader gave) from the page's engine in node: each environment row (its item,
     what was found, the verdict, the reason), the newest release and what blocks the next, the paste's
     note; each finding's guard note, each skipped file's reason and each suggestion's reason."""
     def T(key, **values):
         return ac.say(rules, lang, ac.msg(key, **values))
-    envs = ev.env_cases("all")
-    jobs = [{"text": c["path"].read_text(encoding="utf-8"), "to": to, "lang": lang} for c in envs for to in ("2.5", c["to"])]
+    jobs = [{"text": path.read_text(encoding="utf-8"), "to": t, "lang": lang} for path, to in pastes(tmp) for t in ("2.5", to)]
     codes = ev.code_cases("all")
     code_jobs = [{"path": c["path"].name, "text": c["path"].read_text(encoding="utf-8", errors="replace"),
                   "from": c["from"] or rules["releases"][0], "to": c["to"] or rules["releases"][-1], "lang": lang} for c in codes]
@@ -187,15 +199,15 @@ def test_english_is_found_where_it_is(factbase, rules):
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
-def test_the_cli_prints_no_english(judge, rules_file, lang):
-    runs = cli_outputs(rules_file, lang)
+def test_the_cli_prints_no_english(judge, rules_file, lang, tmp_path):
+    runs = cli_outputs(rules_file, lang, tmp_path)
     assert len(runs) > 130 and sum(len(t) for _, t, _ in runs) > 100000   # the corpus really ran
     assert not judge(lang, runs)
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
-def test_the_page_prints_no_english(judge, rules, lang):
-    runs = page_outputs(rules, lang)
+def test_the_page_prints_no_english(judge, rules, lang, tmp_path):
+    runs = page_outputs(rules, lang, tmp_path)
     assert len(runs) > 130 and sum(len(t) for _, t, _ in runs) > 10000
     assert not judge(lang, runs)
 
@@ -210,7 +222,7 @@ def test_a_planted_english_sentence_is_found(judge, rules, lang, tmp_path):
     planted["ui"][lang]["check.cli.summary_counts"] = "{findings} ({counts}) in {files}, {skipped} skipped{ignored}{baseline}"
     path = tmp_path / "rules.json"
     path.write_text(rules_json(planted), encoding="utf-8")
-    cli_bad = judge(lang, cli_outputs(str(path), lang), planted)
+    cli_bad = judge(lang, cli_outputs(str(path), lang, tmp_path), planted)
     assert any("needs" in w for w in cli_bad.values()) and any("skipped" in w for w in cli_bad.values()), cli_bad
-    page_bad = judge(lang, page_outputs(planted, lang), planted)
+    page_bad = judge(lang, page_outputs(planted, lang, tmp_path), planted)
     assert any("newer" in w for w in page_bad.values()), page_bad
