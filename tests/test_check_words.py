@@ -29,6 +29,8 @@ from pathlib import Path
 
 import pytest
 
+import test_check as tc
+import test_ckpt
 from atlas import atlas_check as ac
 from atlas.langs import LANGS, SOURCE
 from dev import check_eval as ev
@@ -66,7 +68,7 @@ def allowed(factbase, rules, lang: str) -> set[str]:
             ok |= latin_words(text)
     for entry, _file in factbase.translations.get(lang, {}).values():
         ok |= latin_words(entry.text)
-    ok |= latin_words(ac.TOOL)
+    ok |= latin_words(ac.TOOL) | set(ac._parser()._subparsers._group_actions[0].choices)   # the command, as typed
     gpus = rules["env"]["gpus"]
     ok |= latin_words(" ".join([g["model"] + " " + str(g["arch"]) for g in gpus["nvidia"]] + [g["model"] for g in gpus["amd"]]
                                + [str(s["arch"]) + " " + s["series"] for s in gpus["series"]]
@@ -114,6 +116,12 @@ def user_code(rules_file, lang, path) -> list[str]:
     return lines
 
 
+def ckpt_code(rules_file, to) -> list[str]:
+    """The lines of ``ckpt`` that are Python to paste: each file's add_safe_globals code."""
+    doc = json.loads(cli(rules_file, "ckpt", "--format", "json", "--to", to, *map(str, CKPTS)))
+    return ["        " + x for f in doc["files"] for code in (f.get("fix"), f.get("context")) if code for x in code.split("\n")]
+
+
 def without(text: str, lines: list[str]) -> str:
     drop = set(lines)
     return "\n".join(x for x in text.splitlines() if x not in drop)
@@ -122,7 +130,6 @@ def without(text: str, lines: list[str]) -> str:
 def pastes(tmp: Path) -> list[tuple[Path, str]]:
     """(file, target) of every environment paste: the corpus, and test_check's pastes of platforms,
     old and new CUDA builds, two reports in one, and a bare pin (every row unknown, with its reason)."""
-    import test_check as tc
     out = [(c["path"], c["to"]) for c in ev.env_cases("all")]
     for i, text in enumerate((tc.VLLM, tc.INTEL_MAC, tc.OLD_GLIBC, tc.MAC_ARM_13, tc.LINUX_ARM, tc.CU118_PY38, tc.TWO_PASTES,
                               "torch==2.5.0\n")):
@@ -133,7 +140,8 @@ def pastes(tmp: Path) -> list[tuple[Path, str]]:
 
 def cli_outputs(rules_file, lang: str, tmp: Path) -> list[tuple[str, str, set]]:
     """(what was run, its text, the words the reader gave) of each CLI run: every env paste (to its
-    target and to 2.5), every code directory and its --diff (the reader's code lines left out), the checkpoints."""
+    target and to 2.5), every code directory and its --diff (the reader's code lines left out), the checkpoints
+    (the fixtures, to the newest release and to 2.3, and test_ckpt's damaged and hostile files)."""
     runs = []
     for path, to in pastes(tmp):
         given = latin_words(path.read_text(encoding="utf-8"))   # what a row found is the paste's
@@ -142,7 +150,12 @@ def cli_outputs(rules_file, lang: str, tmp: Path) -> list[tuple[str, str, set]]:
     for d in sorted({str(c["path"].parent) for c in ev.code_cases("all")}):
         runs.append((d, cli(rules_file, "code", "--lang", lang, d), set()))
         runs.append((f"{d} --diff", without(cli(rules_file, "code", "--diff", "--lang", lang, d), user_code(rules_file, lang, d)), set()))
-    runs.append(("ckpt", cli(rules_file, "ckpt", "--lang", lang, *map(str, CKPTS)), set()))
+    for to in ("2.15", "2.3"):
+        text = cli(rules_file, "ckpt", "--lang", lang, "--to", to, *map(str, CKPTS))
+        runs.append((f"ckpt --to {to}", without(text, ckpt_code(rules_file, to)), set()))
+    damaged = tmp / "damaged"
+    damaged.mkdir(exist_ok=True)
+    runs.append(("ckpt damaged", cli(rules_file, "ckpt", "--lang", lang, *(str(f) for f, _ in test_ckpt.hostile(damaged).values())), set()))
     return runs
 
 
@@ -220,9 +233,11 @@ def test_a_planted_english_sentence_is_found(judge, rules, lang, tmp_path):
     planted = copy.deepcopy(rules)
     planted["ui"][lang]["check.note.python_min"] = "{release} needs Python {version} or newer"
     planted["ui"][lang]["check.cli.summary_counts"] = "{findings} ({counts}) in {files}, {skipped} skipped{ignored}{baseline}"
+    planted["ui"][lang]["check.ckpt.why.loads"] = "loads with the defaults of {release} (weights_only=True): every global is allowed"
     path = tmp_path / "rules.json"
     path.write_text(rules_json(planted), encoding="utf-8")
     cli_bad = judge(lang, cli_outputs(str(path), lang, tmp_path), planted)
     assert any("needs" in w for w in cli_bad.values()) and any("skipped" in w for w in cli_bad.values()), cli_bad
+    assert {"with", "every"} <= set(cli_bad["ckpt --to 2.15"]), cli_bad
     page_bad = judge(lang, page_outputs(planted, lang, tmp_path), planted)
     assert any("newer" in w for w in page_bad.values()), page_bad

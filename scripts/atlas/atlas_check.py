@@ -3,7 +3,7 @@
 
   python atlas_check.py code [--from V] [--to V] [--lang en|zh|ru|id] [--format text|json|sarif] PATH...
   python atlas_check.py env  [--to V] [--lang en|zh|ru|id] [--format text|json] FILE|-
-  python atlas_check.py ckpt [--to V] [--format text|json] FILE...
+  python atlas_check.py ckpt [--to V] [--lang en|zh|ru|id] [--format text|json] FILE...
 
 code: reads Python files (directories are walked; .git, virtualenvs and __pycache__ are left
   out) with the standard library's parser, resolves imports (import torch as th, from torch
@@ -2639,7 +2639,7 @@ _INT_OPS = {"INT", "BININT", "BININT1", "BININT2", "LONG", "LONG1", "LONG4"}
 
 
 class CkptError(Exception):
-    """A file that cannot be read as a checkpoint; the message says why, for a person."""
+    """A file that cannot be read as a checkpoint; its message (``msg``, args[0]) says why, for a person."""
 
 
 class _Mark:
@@ -2658,7 +2658,7 @@ class _Capped:
     def _take(self, data):
         self.left -= len(data)
         if self.left < 0:
-            raise CkptError("its pickle is larger than %d MB: not read" % (CKPT_MAX_PICKLE // 2 ** 20))
+            raise CkptError(msg("check.ckpt.err.pickle_large", mb=CKPT_MAX_PICKLE // 2 ** 20))
         return data
 
     def read(self, n=-1):
@@ -2696,7 +2696,7 @@ def pickle_globals(f, fix_imports=True):
                 while stack and stack[-1] is not _MARK:
                     stack.pop()
                 if not stack:
-                    raise CkptError("not a pickle, or a damaged one: %s without a MARK" % op.name)
+                    raise CkptError(msg("check.ckpt.err.damaged", detail=msg("check.ckpt.err.no_mark", op=op.name)))
                 stack.pop()
                 marks -= 1
                 n = len(before) - 2 if before and before[-1] is pickletools.stackslice else 0
@@ -2704,11 +2704,11 @@ def pickle_globals(f, fix_imports=True):
                 n = len(before)
             if op.name in _PUT_OPS or op.name == "MEMOIZE":
                 if not stack:
-                    raise CkptError("not a pickle, or a damaged one: %s on an empty stack" % op.name)
+                    raise CkptError(msg("check.ckpt.err.damaged", detail=msg("check.ckpt.err.empty_stack", op=op.name)))
                 memo[len(memo) if op.name == "MEMOIZE" else arg] = stack[-1]
                 continue
             if len(stack) < n:
-                raise CkptError("not a pickle, or a damaged one: %s needs %d items, the stack has %d" % (op.name, n, len(stack)))
+                raise CkptError(msg("check.ckpt.err.damaged", detail=msg("check.ckpt.err.short_stack", op=op.name, need=n, n=len(stack))))
             taken = stack[len(stack) - n:] if n else []
             del stack[len(stack) - n:]
             if op.name == "GLOBAL":
@@ -2716,7 +2716,7 @@ def pickle_globals(f, fix_imports=True):
                 name(module, attr)
             elif op.name == "STACK_GLOBAL":
                 if not all(isinstance(x, str) for x in taken):
-                    raise CkptError("a pickle whose STACK_GLOBAL does not name its module and name in strings")
+                    raise CkptError(msg("check.ckpt.err.stack_global"))
                 name(taken[0], taken[1])
             elif op.name in ("BINPERSID", "PERSID"):
                 pids += 1
@@ -2729,22 +2729,22 @@ def pickle_globals(f, fix_imports=True):
                     marks += 1
                 elif op.name in _GET_OPS:
                     if arg not in memo:
-                        raise CkptError("not a pickle, or a damaged one: %s of memo %r, never stored" % (op.name, arg))
+                        raise CkptError(msg("check.ckpt.err.damaged", detail=msg("check.ckpt.err.memo", op=op.name, memo=repr(arg))))
                     stack.append(memo[arg])
                 elif op.name in _STRING_OPS or op.name in _INT_OPS:
                     stack.append(arg.decode("latin-1") if isinstance(arg, bytes) else arg)
                 else:
                     stack.append(None)
             if marks > CKPT_MAX_DEPTH or len(stack) > CKPT_MAX_STACK:
-                raise CkptError("nested deeper than %d levels: not a checkpoint torch.save writes" % CKPT_MAX_DEPTH)
+                raise CkptError(msg("check.ckpt.err.deep", levels=CKPT_MAX_DEPTH))
     except CkptError:
         raise
     except (ValueError, EOFError, UnicodeDecodeError, OverflowError) as exc:
-        msg = str(exc)
-        if "exhausted" in msg or isinstance(exc, EOFError) or "remain" in msg or "not enough data" in msg:
-            raise CkptError("truncated: the pickle ends before its STOP (%s)" % msg) from None
-        raise CkptError("not a pickle, or a damaged one: %s" % msg) from None
-    raise CkptError("truncated: the pickle ends before its STOP")
+        why = str(exc)
+        if "exhausted" in why or isinstance(exc, EOFError) or "remain" in why or "not enough data" in why:
+            raise CkptError(msg("check.ckpt.err.truncated_why", error=why)) from None
+        raise CkptError(msg("check.ckpt.err.damaged", detail=msg("check.ckpt.err.quoted", error=why))) from None
+    raise CkptError(msg("check.ckpt.err.truncated"))
 
 
 def _zip_records(z, prefix):
@@ -2773,7 +2773,7 @@ def read_checkpoint(path):
     with open(path, "rb") as f:
         head = f.read(4)
         if not head:
-            raise CkptError("an empty file")
+            raise CkptError(msg("check.ckpt.err.empty"))
         f.seek(0)
         is_zip = head == b"PK\x03\x04" or zipfile.is_zipfile(f)
         f.seek(0)
@@ -2781,28 +2781,26 @@ def read_checkpoint(path):
             try:
                 z = zipfile.ZipFile(f)
             except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-                raise CkptError("a damaged or truncated zip archive (%s)" % exc) from None
+                raise CkptError(msg("check.ckpt.err.zip", error=str(exc))) from None
             with z:
                 pkls = [i for i in z.infolist() if i.filename.endswith("data.pkl") and i.filename.count("/") == 1]
                 if not pkls:
-                    what = ("a TorchScript archive (torch.jit.save; torch.load hands it to torch.jit.load)"
-                            if any(n.endswith("/constants.pkl") for n in z.namelist()) else "a zip archive")
-                    raise CkptError("%s without <folder>/data.pkl: not a torch.save checkpoint" % what)
+                    script = any(n.endswith("/constants.pkl") for n in z.namelist())
+                    raise CkptError(msg("check.ckpt.err.no_data_pkl", what=msg("check.ckpt.err.torchscript" if script else "check.ckpt.err.a_zip")))
                 if len(pkls) > 1:
-                    raise CkptError("a zip archive with %d data.pkl members: not one torch.save checkpoint" % len(pkls))
+                    raise CkptError(msg("check.ckpt.err.many_pkl", n=len(pkls)))
                 info = pkls[0]
                 if info.file_size > CKPT_MAX_PICKLE:
-                    raise CkptError("its data.pkl is %d bytes, more than %d MB: not read" % (info.file_size, CKPT_MAX_PICKLE // 2 ** 20))
+                    raise CkptError(msg("check.ckpt.err.pkl_large", bytes=info.file_size, mb=CKPT_MAX_PICKLE // 2 ** 20))
                 if info.compress_type != zipfile.ZIP_STORED and info.file_size > CKPT_MAX_RATIO * max(info.compress_size, 1):
-                    raise CkptError("its data.pkl would expand %d times (a zip bomb?): not read"
-                                    % (info.file_size // max(info.compress_size, 1)))
+                    raise CkptError(msg("check.ckpt.err.bomb", times=info.file_size // max(info.compress_size, 1)))
                 try:
                     with z.open(info) as m:
                         data = m.read(CKPT_MAX_PICKLE + 1)
                 except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
-                    raise CkptError("a damaged or truncated zip archive: %s cannot be read (%s)" % (info.filename, exc)) from None
+                    raise CkptError(msg("check.ckpt.err.zip_member", member=info.filename, error=str(exc))) from None
                 if len(data) > CKPT_MAX_PICKLE:
-                    raise CkptError("its data.pkl expands past %d MB (a zip bomb?): not read" % (CKPT_MAX_PICKLE // 2 ** 20))
+                    raise CkptError(msg("check.ckpt.err.expands", mb=CKPT_MAX_PICKLE // 2 ** 20))
                 prefix = info.filename[:-len("data.pkl")]
                 got = pickle_globals(io.BytesIO(data))
                 got.update(format="zip", records=_zip_records(z, prefix), storages=got["persistent_ids"])
@@ -2852,16 +2850,16 @@ def _ranges(rels, order):
 
 
 def written_by(info, table, order):
-    """Which known releases write an archive with exactly these records, or None (not recorded)."""
+    """Which known releases write an archive with exactly these records, or None (not recorded);
+    ``text`` is a message."""
     if info["format"] != "zip":
-        return {"releases": [], "text": "not recorded (the %s format records no torch release)" % info["format"]}
+        return {"releases": [], "text": msg("check.ckpt.by_format", format=info["format"])}
     have = {"%s=%s" % kv for kv in info["records"].items()}
     rels = [r for r in order if r in table and table[r]["writes"] == have]
     if not rels:
-        return {"releases": [], "text": "not recorded: its records (%s) match no release known here"
-                % (", ".join(sorted(have)) or "none")}
-    return {"releases": rels, "text": "torch %s, by its records (%s); among the releases known here (from %s)"
-            % (_ranges(rels, order), ", ".join(sorted(have)), order[0])}
+        return {"releases": [], "text": msg("check.ckpt.by_none", records=", ".join(sorted(have)) or msg("check.ckpt.none"))}
+    return {"releases": rels, "text": msg("check.ckpt.by_records", releases=_ranges(rels, order), records=", ".join(sorted(have)),
+                                          oldest=order[0])}
 
 
 def safe_globals_code(names, context=False):
@@ -2898,40 +2896,42 @@ def ckpt_verdict(info, rel, t):
     out = {"to": rel, "wheel": t["wheel"], "default_weights_only": t["default_weights_only"], "weights_only": wo,
            "fix": None, "context": None}
     if info["format"] == "pickle":
-        named = (" (%s)" % ", ".join(blocked)) if blocked else ""
-        out.update(verdict="not-loadable", why="a plain pickle, not torch.save's format: torch.load reads only "
-                   "torch.save's files (it fails either way); pickle.load would import and run what it names%s, "
-                   "so only for a file you trust" % named)
+        out.update(verdict="not-loadable", why=msg("check.ckpt.why.pickle_named", globals=", ".join(blocked)) if blocked
+                   else msg("check.ckpt.why.pickle"))
         return out
     if blocked and not ops and not forbidden and t["add_safe_globals"]:
         out["fix"] = safe_globals_code(blocked)
         if t["safe_globals"]:
             out["context"] = safe_globals_code(blocked, context=True)
     if not t["default_weights_only"]:
-        out.update(verdict="loads", why="torch.load's default in %s is weights_only=False: it unpickles anything "
-                   "(trusted files only); with weights_only=True, torch.load %s" % (rel, _wo_text(wo)))
+        out.update(verdict="loads", why=msg("check.ckpt.why.unsafe_default", release=rel, wo=_wo_text(wo)))
     elif wo["loads"]:
-        out.update(verdict="loads", why="loads with the defaults of %s (weights_only=True): every global is allowed" % rel)
+        out.update(verdict="loads", why=msg("check.ckpt.why.loads", release=rel))
     else:
-        out.update(verdict="blocked", why="with the defaults of %s (weights_only=True), torch.load %s" % (rel, _wo_text(wo)))
+        out.update(verdict="blocked", why=msg("check.ckpt.why.blocked", release=rel, wo=_wo_text(wo)))
     return out
 
 
 def _wo_text(wo):
+    """What torch.load with weights_only=True does with the file: a message."""
     if wo["loads"]:
-        return "loads it too (every global it names is allowed)"
+        return msg("check.ckpt.wo.loads")
     parts = []
     if wo["blocked_by"]:
-        parts.append("refuses it, blocked by: " + ", ".join(wo["blocked_by"]))
+        parts.append(msg("check.ckpt.wo.blocked_by", globals=", ".join(wo["blocked_by"])))
     if wo["not_allowable"]:
-        parts.append("of which %s cannot be allowed (its module is blocked)" % ", ".join(wo["not_allowable"]))
+        parts.append(msg("check.ckpt.wo.not_allowable", globals=", ".join(wo["not_allowable"])))
     if wo["opcodes"]:
-        parts.append("refuses the pickle opcodes its unpickler does not read: " + ", ".join(wo["opcodes"]))
-    return "; ".join(parts)
+        parts.append(msg("check.ckpt.wo.opcodes", opcodes=", ".join(wo["opcodes"])))
+    out = parts[-1]
+    for part in reversed(parts[:-1]):
+        out = msg("check.ckpt.wo.then", first=part, rest=out)
+    return out
 
 
-def check_ckpt(rules, paths, to):
-    """Each file judged for release ``to``: a list of dicts (``error`` set for an unreadable one)."""
+def check_ckpt(rules, paths, to, lang="en"):
+    """Each file judged for release ``to``: a list of dicts (``error`` set for an unreadable one); every
+    sentence in English (``error``, ``why``, ``written_by.text``) and in ``lang`` beside it (``*_text``)."""
     table, order = ckpt_releases(rules), rules["releases"]
     reports = []
     for path in paths:
@@ -2939,17 +2939,21 @@ def check_ckpt(rules, paths, to):
         try:
             info = read_checkpoint(path)
         except CkptError as exc:
-            r["error"] = str(exc)
+            r["error"] = exc.args[0]
         except OSError as exc:
-            r["error"] = "cannot read: %s" % (exc.strerror or exc)
+            r["error"] = msg("check.skip.cannot_read", error=exc.strerror or exc)
         except RecursionError:
-            r["error"] = "nested too deeply to read"
+            r["error"] = msg("check.ckpt.err.recursion")
         if r["error"]:
+            r["error"], r["error_text"] = say(rules, "en", r["error"]), say(rules, lang, r["error"])
             reports.append(r)
             continue
+        by = written_by(info, table, order)
         r.update(format=info["format"], protocol=info["protocol"], storages=info["storages"],
-                 globals=info["globals"], written_by=written_by(info, table, order))
+                 globals=info["globals"], written_by=dict(by, text=say(rules, "en", by["text"])),
+                 written_by_text=say(rules, lang, by["text"]))
         r.update(ckpt_verdict(info, to, table[to]))
+        r["why"], r["why_text"] = say(rules, "en", r["why"]), say(rules, lang, r["why"])
         reports.append(r)
     return reports
 
@@ -2964,7 +2968,7 @@ def main_ckpt(args, rules, parser, out):
     for p in args.files:
         if not os.path.isfile(p):
             parser.error(("not a file (a directory): %s" if os.path.isdir(p) else "no such file: %s") % p)
-    reports = check_ckpt(rules, args.files, to)
+    reports = check_ckpt(rules, args.files, to, args.lang)
     if any(r["error"] for r in reports):
         code = EXIT_INCOMPLETE
     elif any(r["verdict"] != "loads" for r in reports):
@@ -2975,30 +2979,35 @@ def main_ckpt(args, rules, parser, out):
         out.write(json.dumps({"schema_version": SCHEMA_VERSION, "to": to, "wheel": table[to]["wheel"],
                               "files": reports}, ensure_ascii=False, indent=1) + "\n")
         return code
-    out.write("%s ckpt: torch %s (allow-list of the %s wheel)\n" % (TOOL, to, table[to]["wheel"]))
+
+    def t(key, **values):
+        return say(rules, args.lang, msg(key, **values))
+    out.write(t("check.ckpt.header", tool=TOOL + " ckpt", release=to, wheel=table[to]["wheel"]) + "\n")
     for r in reports:
+        path = printable(r["path"])
         if r["error"]:
-            out.write("%s: unreadable: %s\n" % (printable(r["path"]), r["error"]))
+            out.write(t("check.ckpt.unreadable", path=path, error=r["error_text"]) + "\n")
             continue
-        out.write("%s: %s: %s\n" % (printable(r["path"]), r["verdict"], r["why"]))
-        out.write("    format: %s, pickle protocol %s, %d storage%s; written by: %s\n" % (
-            r["format"], r["protocol"], r["storages"], "" if r["storages"] == 1 else "s", r["written_by"]["text"]))
-        out.write("    globals: %s\n" % (", ".join(r["globals"]) or "none"))
+        out.write(t("check.ckpt.file", path=path, verdict=msg("check.ckpt.verdict." + r["verdict"]), why=r["why_text"]) + "\n")
+        out.write("    %s\n" % t("check.ckpt.format", format=r["format"], protocol=r["protocol"], n=r["storages"],
+                                  written=r["written_by_text"]))
+        out.write("    %s\n" % t("check.ckpt.globals", globals=", ".join(r["globals"]) or msg("check.ckpt.none")))
         wo = r["weights_only"]
         if wo["blocked_by"] and not r["fix"] and r["format"] != "pickle":
-            out.write("    weights_only=True cannot be told to allow %s in %s%s\n" % (
-                ", ".join(wo["not_allowable"] or wo["blocked_by"]), r["to"],
-                ": its module is blocked" if wo["not_allowable"] else
-                " (add_safe_globals comes with 2.4)" if not table[r["to"]]["add_safe_globals"] else ""))
+            names = ", ".join(wo["not_allowable"] or wo["blocked_by"])
+            key = ("check.ckpt.cannot_allow_module" if wo["not_allowable"] else
+                   "check.ckpt.cannot_allow_old" if not table[r["to"]]["add_safe_globals"] else "check.ckpt.cannot_allow")
+            since = next((v for v in rules["releases"] if (table.get(v) or {}).get("add_safe_globals")), "?")
+            out.write("    %s\n" % t(key, globals=names, release=r["to"], since=since))
         if r["fix"]:
-            out.write("    to load it with weights_only=True (only if you trust the file):\n")
+            out.write("    %s\n" % t("check.ckpt.to_load"))
             out.write("".join("        %s\n" % line for line in r["fix"].split("\n")))
             if r["context"]:
-                out.write("    or, for one load:\n" + "".join("        %s\n" % line for line in r["context"].split("\n")))
-    n_bad = sum(1 for r in reports if r["error"])
-    out.write("%d file%s: %d load, %d do not, %d unreadable\n" % (
-        len(reports), "" if len(reports) == 1 else "s", sum(1 for r in reports if not r["error"] and r["verdict"] == "loads"),
-        sum(1 for r in reports if not r["error"] and r["verdict"] != "loads"), n_bad))
+                out.write("    %s\n" % t("check.ckpt.for_one_load") + "".join("        %s\n" % line for line in r["context"].split("\n")))
+    out.write(t("check.ckpt.summary", files=msg("check.ckpt.files", n=len(reports)),
+                load=sum(1 for r in reports if not r["error"] and r["verdict"] == "loads"),
+                fail=sum(1 for r in reports if not r["error"] and r["verdict"] != "loads"),
+                bad=sum(1 for r in reports if r["error"])) + "\n")
     return code
 
 
@@ -3052,6 +3061,7 @@ def _parser():
                               "error; 5 a file could not be read.")
     k.add_argument("--to", help="torch version you load with (default: the latest release)")
     k.add_argument("--format", default="text", choices=["text", "json"])
+    k.add_argument("--lang", default="en", choices=["en", "zh", "ru", "id"])
     k.add_argument("--rules", dest="rules_sub", help=argparse.SUPPRESS)
     k.add_argument("files", nargs="+", metavar="FILE")
     return p
