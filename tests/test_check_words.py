@@ -176,13 +176,16 @@ def page_outputs(rules, lang: str, tmp: Path) -> list[tuple[str, str, set]]:
         for r in res.get("pastes", [res]):
             lines = [r["from_note_text"] or ""]
             for i in r["items"]:
-                lines.append(" ".join([T("check.item." + i["check"]), i["found_text"] or "", T("check.verdict." + i["verdict"]),
-                                       i["note_text"]]))
+                lines.append(T("check.row", item=ac.msg("check.item." + i["check"]), found=i["found_text"] or "–",
+                               verdict=ac.msg("check.verdict." + i["verdict"])))   # as check-page.js lays a row out
+                lines.append(i["note_text"])
             n = r["newest"]
-            lines.append(T("check.newest", release=n["release"]) if n["release"] else T("check.newest_none"))
+            newest = ac.msg("check.newest", release=n["release"]) if n["release"] else ac.msg("check.newest_none")
             if n["blocked_by"]:
-                lines.append(T("check.newest_blocked", release=n["blocked_by"]["release"]))
-                lines += [i["note_text"] for i in n["blocked_by"]["items"]]
+                lines.append(T("check.newest_line", newest=newest, blocked=ac.msg("check.newest_blocked", release=n["blocked_by"]["release"]),
+                               reasons=T("check.cli.reason_sep").join(i["note_text"] for i in n["blocked_by"]["items"])))
+            else:
+                lines.append(ac.say(rules, lang, newest))
             out.append((job["text"][:40], "\n".join(lines), latin_words(job["text"])))
     for job, res, fx in zip(code_jobs, js["code"], js["fix"]):
         lines = [f["guard_text"] or "" for f in res["findings"]]
@@ -241,3 +244,28 @@ def test_a_planted_english_sentence_is_found(judge, rules, lang, tmp_path):
     assert {"with", "every"} <= set(cli_bad["ckpt --to 2.15"]), cli_bad
     page_bad = judge(lang, page_outputs(planted, lang, tmp_path), planted)
     assert any("newer" in w for w in page_bad.values()), page_bad
+
+
+def chinese_marks(rules, runs) -> dict[str, list[str]]:
+    """Half-width punctuation next to Han, a space next to a full-width mark or a full-width bracket
+    inside another (atlas.i18n's checks of the site's pages), in each run's text outside the facts' own texts."""
+    from atlas.i18n import fullwidth_hits, zh_spacing_hits
+    facts = facts_text(rules, "zh")
+    out = {}
+    for name, text, _ in runs:
+        for f in facts:
+            text = text.replace(f, "")
+        if hits := fullwidth_hits(text) + zh_spacing_hits(text):
+            out[name] = hits
+    return out
+
+
+def test_chinese_output_uses_full_width_marks_without_spaces(rules, rules_file, tmp_path):
+    """zh: no '(2)' or ':' next to Han, no space next to a full-width mark, in the CLI's output and the
+    page's; a heading worded the old way ('{label} (2)') and a finding line ('）[') are found."""
+    runs = cli_outputs(rules_file, "zh", tmp_path) + page_outputs(rules, "zh", tmp_path)
+    assert not chinese_marks(rules, runs)
+    heading = ac.say(rules, "zh", ac.msg("check.group_title", label=ac.msg("check.severity.breaks"), n=2))
+    assert not chinese_marks(rules, [("heading", heading, set())])
+    assert chinese_marks(rules, [("old heading", rules["ui"]["zh"]["check.severity.breaks"] + " (2)", set()),
+                                 ("old line", "a.py:1:1：会出错：移除：x（没有任何来源提到） [x]", set())])

@@ -14,6 +14,14 @@
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, function (m, k) { return k in values ? String(values[k]) : m; });
   }
+  // a UI string into parent, each placeholder a node or text (the rest of the string as text)
+  function fillNodes(parent, template, parts) {
+    template.split(/(\{\w+\})/).forEach(function (bit) {
+      var k = /^\{(\w+)\}$/.exec(bit);
+      var part = k && k[1] in parts ? parts[k[1]] : bit;
+      if (part !== "") parent.appendChild(typeof part === "string" ? document.createTextNode(part) : part);
+    });
+  }
   function T(key, values) { return AC.say(rules, lang, AC.msg(key, values)); }   // a UI string of check.*, worded
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -160,8 +168,9 @@
     var ul = el("ul", { "class": "atlas-check-env" });
     res.items.forEach(function (i) {
       var li = el("li", { "data-check": i.check, "data-verdict": i.verdict, "data-change": i.change || "" });
-      li.appendChild(el("strong", {}, T("check.item." + i.check)));
-      li.appendChild(document.createTextNode(" " + (i.found_text || "–") + " — " + T("check.verdict." + i.verdict)));
+      // the row as the language lays it out (check.row), the item's name in bold
+      fillNodes(li, rules.ui[lang]["check.row"], { item: el("strong", {}, T("check.item." + i.check)), found: i.found_text || "–",
+        verdict: T("check.verdict." + i.verdict) });
       if (i.change) { li.appendChild(document.createTextNode(" · ")); li.appendChild(link(i.url, i.title)); }
       if (i.note_text) { li.appendChild(el("br")); li.appendChild(el("small", { "class": "atlas-check-note" }, i.note_text)); }   // its own line: no brackets to word
       ul.appendChild(li);
@@ -174,14 +183,17 @@
     box.appendChild(ul);
     if (res.newest) {
       var n = el("p", { "class": "atlas-check-newest", "data-release": res.newest.release || "" });
-      n.appendChild(el("strong", {}, res.newest.release ? T("check.newest", { release: res.newest.release }) : T("check.newest_none")));
+      var newest = el("strong", {}, res.newest.release ? T("check.newest", { release: res.newest.release }) : T("check.newest_none"));
       var b = res.newest.blocked_by;
-      if (b) {
-        n.appendChild(document.createTextNode(" " + T("check.newest_blocked", { release: b.release }) + " "));
+      if (b) {   // what blocks the next release, each reason a link, laid out as the language does (check.newest_line)
+        var reasons = el("span");
         b.items.forEach(function (i, k) {
-          if (k) n.appendChild(document.createTextNode(T("check.cli.reason_sep")));
-          n.appendChild(link(i.url, i.note_text || T("check.item." + i.check)));
+          if (k) reasons.appendChild(document.createTextNode(T("check.cli.reason_sep")));
+          reasons.appendChild(link(i.url, i.note_text || T("check.item." + i.check)));
         });
+        fillNodes(n, rules.ui[lang]["check.newest_line"], { newest: newest, blocked: T("check.newest_blocked", { release: b.release }), reasons: reasons });
+      } else {
+        n.appendChild(newest);
       }
       box.appendChild(n);
     }
