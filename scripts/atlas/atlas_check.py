@@ -101,8 +101,8 @@ INT_FUNCS = {"torch." + f for f in ("argmax", "argmin", "argsort", "nonzero", "r
                                     "bucketize", "searchsorted", "multinomial", "count_nonzero")}
 CAST_METHODS = {"to", "type"}
 #: the formats parse_env reads, as the "no known format" message names them
-ENV_FORMATS = ("python -m torch.utils.collect_env", "pip freeze", "pip list", "a requirements file", "nvidia-smi",
-               "nvidia-smi -L", "nvidia-smi -q", "torch's \"with CUDA capability sm_XX\" warning", "sw_vers", "rocminfo",
+ENV_FORMATS = ("python -m torch.utils.collect_env", "pip freeze", "pip list", ("check.cli.format_requirements", {}), "nvidia-smi",
+               "nvidia-smi -L", "nvidia-smi -q", ("check.cli.format_warning", {}), "sw_vers", "rocminfo",
                "rocm-smi", "lspci -nn")
 #: items that judge the build the paste has installed, not the machine (newest_runnable leaves them out)
 BUILD_CHOICES = ("cuda_wheel", "rocm_wheel")
@@ -3190,9 +3190,8 @@ def main_env(args, rules, parser, out):
             parser.error("cannot read %s: %s" % (args.file, exc.strerror))
     envs = [parse_env(part) for part in split_pastes(text)]
     if not any(e["formats"] or e["torch"] or e["python"] for e in envs):
-        sys.stderr.write("%s env: no known format in %s: nothing was read. The formats read are %s; paste the "
-                         "whole output of one of them.\n" % (TOOL, "the input" if args.file == "-" else args.file,
-                                                            ", ".join(ENV_FORMATS)))
+        sys.stderr.write(say(rules, args.lang, msg("check.cli.no_format", tool=TOOL + " env", formats=list(ENV_FORMATS),
+                                                   where=msg("check.cli.the_input") if args.file == "-" else args.file)) + "\n")
         return EXIT_USAGE
     reports = [env_report(rules, e, to, args.lang) for e in envs]
     code = EXIT_BREAKS if any(i["verdict"] == "blocked" for r in reports for i in r["items"]) else EXIT_OK
