@@ -3,6 +3,7 @@ the shared corpus (tests/check_cases, both halves) and a few hand-made edge case
 both, and any difference in findings, skipped files or environment verdicts fails."""
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -200,3 +201,44 @@ def test_env_layout_and_multi_paste_parity(rules):
                    [(i["check"], i["found"], i["verdict"], i["change"], i["url"], i["note"]) for i in r["items"]], part[:60]
             assert (py["from"], py["newest"]) == (r["from"], r["newest"]), part[:60]
     assert several == 12   # three texts hold several reports, at each of four targets
+
+
+#: the languages whose words the parity tests below compare (English is compared above)
+TRANSLATED = ("zh", "ru", "id")
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_translated_text_is_the_same_in_both_engines(rules, tmp_path, lang):
+    """Every worded field (a row's found_text and note_text, the newest release's reasons, the paste's
+    from_note_text; a finding's guard_text, a skipped file's reason_text) reads the same in both
+    engines in each language, on the environment corpus and the code edge cases."""
+    from test_check import GUARDS
+
+    cases = ev.env_cases("all")
+    jobs = [{"text": c["path"].read_text(encoding="utf-8"), "to": to, "lang": lang} for c in cases for to in ("2.5", c["to"])]
+    js = ev.run_js({"rules": rules, "env": jobs})["env"]
+    worded = 0
+    for job, j in zip(jobs, js):
+        for part, r in zip(ac.split_pastes(job["text"]), j.get("pastes", [j])):
+            py = ac.env_report(rules, ac.parse_env(part), job["to"], lang)
+            assert py["items"] == r["items"] and py["newest"] == r["newest"], part[:60]
+            assert py["from_note_text"] == r["from_note_text"], part[:60]
+            worded += sum(1 for i in py["items"] if i["note_text"] and i["note_text"] != i["note"])
+    assert worded > 50   # the rows really are worded in the language, not in English
+    sources = {"guards.py": GUARDS, "unterminated.py": EDGE["unterminated.py"], "py2.py": EDGE["py2.py"]}
+    code = []
+    for name, src in sources.items():
+        (tmp_path / name).write_text(src, encoding="utf-8")
+        code.append({"path": name, "text": src, "from": "2.13", "to": "2.15", "lang": lang})
+    binary = {"path": "b.py", "bytes": [0, 1, 2], "text": None, "from": "2.13", "to": "2.15", "lang": lang}
+    res = ev.run_js({"rules": rules, "code": code + [binary]})["code"]
+    for job, r in zip(code, res):
+        findings, skipped, _ = ac.scan(rules, [str(tmp_path / job["path"])], "2.13", "2.15", lang)
+        assert [f["guard_text"] for f in findings] == [f["guard_text"] for f in r["findings"]], job["path"]
+        if job["path"] == "unterminated.py":   # the same frame; the parser's own message (quoted) is each parser's
+            assert [re.split("[“«]", x["reason_text"])[0] for x in skipped] == [re.split("[“«]", x["reason_text"])[0] for x in r["skipped"]]
+        assert [x["reason_text"] != x["reason"] for x in r["skipped"]] == [True] * len(r["skipped"]), r["skipped"]
+    assert any(f["guard_text"] for f in res[0]["findings"]) and res[1]["skipped"] and res[2]["skipped"]
+    (tmp_path / "b.py").write_bytes(bytes([0, 1, 2]))
+    assert ac.scan(rules, [str(tmp_path / "b.py")], "2.13", "2.15", lang)[1][0]["reason_text"] == res[3]["skipped"][0]["reason_text"]
+

@@ -98,7 +98,7 @@ def test_a_choice_for_a_person_is_shown_and_never_applied(rules, tmp_path):
     before = rules["releases"][rules["releases"].index(rule["introduced_in"]) - 1]
     new, fixes, suggestions, _, diff = fix(rules, tmp_path, src, before)
     assert new == src and not fixes and diff == ""
-    assert suggestions[0]["why"] == ac.NEEDS_PERSON and load["keywords"][0] in suggestions[0]["new"][0]
+    assert suggestions[0]["why"] == ac.say(rules, "en", ac.NEEDS_PERSON) and load["keywords"][0] in suggestions[0]["new"][0]
 
 
 def test_formatting_outside_the_edit_is_kept_byte_for_byte(rules, tmp_path):

@@ -20,12 +20,12 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is ne
 BACKED_OUT = "the result would not compile"
 
 
-def py_fix(rules, text, frm, to, path):
+def py_fix(rules, text, frm, to, path, lang="en"):
     index, window = ac.Index(rules, frm, to), ac.window_of(rules, frm, to)
     new, taken, suggested, _ = ac.fix_source(index, text, path, window)
     tx = ac.Text(text)
-    return {"text": new, "fixes": [ac.unit_dict(path, text, tx, u, "en") for u in taken],
-            "suggestions": [ac.unit_dict(path, text, tx, u, "en") for u in suggested]}
+    return {"text": new, "fixes": [ac.unit_dict(rules, path, text, tx, u, lang) for u in taken],
+            "suggestions": [ac.unit_dict(rules, path, text, tx, u, lang) for u in suggested]}
 
 
 def fix_sources(rules, tmp_path_factory):
@@ -62,15 +62,16 @@ def hunk_lines(hunks):
     return out
 
 
-def compare(rules, cases, js_rules=None):
+def compare(rules, cases, js_rules=None, lang="en"):
     """cases: [(name, text, from)] -> (differences, results compared, units compared, Python's results).
-    The page's diff (fixCode's hunks) is compared with the unified diff --diff prints."""
+    The page's diff (fixCode's hunks) is compared with the unified diff --diff prints; every field,
+    the reasons worded in ``lang`` (why_text) too."""
     newest = rules["releases"][-1]
-    jobs = [{"path": n, "source": t, "from": f, "to": newest} for n, t, f in cases]
+    jobs = [{"path": n, "source": t, "from": f, "to": newest, "lang": lang} for n, t, f in cases]
     js = ev.run_js({"rules": js_rules or rules, "fix": jobs})["fix"]
     diffs, units, pys = [], 0, []
     for job, j in zip(jobs, js):
-        p = py_fix(rules, job["source"], job["from"], newest, job["path"])
+        p = py_fix(rules, job["source"], job["from"], newest, job["path"], lang)
         pys.append(p)
         units += len(p["fixes"]) + len(p["suggestions"])
         for key in ("text", "fixes", "suggestions"):
@@ -248,3 +249,15 @@ def test_the_parity_check_can_fail(rules):
     assert compare(rules, case)[0] == []
     diffs = compare(rules, case, js_rules=broken)[0]
     assert diffs and "text differ" in diffs[0]
+
+
+@pytest.mark.parametrize("lang", ("zh", "ru", "id"))
+def test_the_reasons_are_worded_the_same_in_every_language(rules, lang):
+    """Why each edge case's fix stays a suggestion reads the same in both engines in zh, ru and id,
+    and is worded in that language (not the English reason)."""
+    cases = [(n, s, frm) for n, s in EDGE.items() for frm in windows(rules)]
+    diffs, _, units, pys = compare(rules, cases, lang=lang)
+    assert not diffs, "\n".join(diffs)
+    whys = [u for p in pys for u in p["suggestions"] if u.get("why")]
+    assert len(whys) > 5 and all(u["why_text"] != u["why"] for u in whys), whys
+

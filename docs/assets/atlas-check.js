@@ -35,14 +35,45 @@
   function vkey(v) { var p = String(v).split("."); return [parseInt(p[0], 10), parseInt(p[1], 10)]; }
   function vcmp(a, b) { var x = vkey(a), y = vkey(b); return x[0] - y[0] || x[1] - y[1]; }
 
-  function releaseOf(version, releases) {
-    var m = /^\s*v?(\d+)\.(\d+)/.exec(version || "");
-    if (!m) return [null, "not a version: " + version];
-    var rel = m[1] + "." + m[2];
-    if (releases.indexOf(rel) >= 0) return [rel, ""];
-    if (vcmp(rel, releases[0]) < 0) return [releases[0], version + " is older than the oldest release known here (" + releases[0] + ")"];
-    return [null, version + " is not a release known here (" + releases.join(", ") + ")"];
+  // Every word either engine prints is a UI string of the site, shipped in the rules (rules.ui[lang], keys
+  // check.*) with each language's CLDR plural rule (rules.plural[lang]): a message is {key, args}, worded
+  // by say() as atlas_check.say words it; a value may be a message, or a list of values or messages.
+  function msg(key, args) { return { key: key, args: args || {} }; }
+  function operand(node, n) {   // a CLDR plural operand of an integer count (atlas_check._operand)
+    if (node[0] === "value") return node[1][0];
+    if (node[0] === "mod") return operand(node[1][0], n) % operand(node[1][1], n);
+    return node[0] === "n" || node[0] === "i" ? Math.abs(Math.trunc(n)) : 0;
   }
+  function holds(node, n) {
+    var op = node[0], args = node[1];
+    if (op === "and") return args.every(function (a) { return holds(a, n); });
+    if (op === "or") return args.some(function (a) { return holds(a, n); });
+    if (op === "not") return !holds(args[0], n);
+    var v = operand(args[1], n);   // relation: in / within a range list
+    return args[2][1].some(function (r) { return operand(r[0], n) <= v && v <= operand(r[1], n); });
+  }
+  function pluralCategory(rule, n) {
+    for (var i = 0; i < rule.length; i++) if (holds(rule[i][1], n)) return rule[i][0];
+    return "other";
+  }
+  function say(rules, lang, m) {
+    if (m === null || m === undefined) return "";
+    if (typeof m === "string" || typeof m === "number") return String(m);
+    if (Array.isArray(m)) return m.map(function (x) { return say(rules, lang, x); }).join(rules.ui[lang]["check.cli.sep"]);
+    var value = rules.ui[lang][m.key], args = m.args;
+    if (typeof value !== "string") value = value[pluralCategory(rules.plural[lang], args.n || 0)] || value.other;
+    return value.replace(/\{(\w+)\}/g, function (all, k) { return hasOwn(args, k) ? say(rules, lang, args[k]) : all; });
+  }
+
+  function releaseOf(version, releases) {   // [release, null or a message]
+    var m = /^\s*v?(\d+)\.(\d+)/.exec(version || "");
+    if (!m) return [null, msg("check.note.not_version", { version: pyRepr(version) })];
+    var rel = m[1] + "." + m[2];
+    if (releases.indexOf(rel) >= 0) return [rel, null];
+    if (vcmp(rel, releases[0]) < 0) return [releases[0], msg("check.note.older", { version: version, oldest: releases[0] })];
+    return [null, msg("check.note.unknown_release", { version: version, releases: releases.join(", ") })];
+  }
+  function pyRepr(s) { return s.indexOf("'") >= 0 && s.indexOf('"') < 0 ? '"' + s + '"' : "'" + s.replace(/\\/g, "\\\\").replace(/'/g, "\\'") + "'"; }
 
   function ruleSeverity(rule, frm, to) {
     if (rule.back_in && rule.back_in.indexOf(to) >= 0) return null;   // the name or keyword is back in "to"
@@ -1224,7 +1255,7 @@
   };
 
   function decodeBytes(bytes) {
-    if (bytes.indexOf(0) >= 0) return [null, "binary file"];
+    if (bytes.indexOf(0) >= 0) return [null, msg("check.skip.binary")];
     var head = "";
     for (var i = 0, nl = 0; i < bytes.length && nl < 2; i++) { if (bytes[i] === 10) nl++; head += String.fromCharCode(bytes[i]); }
     var m = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/m.exec(head.split("\n").slice(0, 2).join("\n"));
@@ -1235,7 +1266,7 @@
       var text = new TextDecoder(enc, { fatal: true }).decode(new Uint8Array(bytes));
       return [text.replace(/^\ufeff/, ""), null];
     } catch (e) {
-      return [null, "not " + enc + " text"];
+      return [null, msg("check.skip.not_text", { encoding: enc, error: "UnicodeDecodeError" })];
     }
   }
 
@@ -1257,11 +1288,11 @@
     try {
       tree = buildTree(tokenize(text.replace(/\r\n?/g, "\n")));
     } catch (e) {
-      if (e instanceof SyntaxErr) return { findings: [], skipped: "does not parse: " + e.msg + " (line " + e.line + ")" };
+      if (e instanceof SyntaxErr) return { findings: [], skipped: msg("check.skip.no_parse_line", { error: e.msg, line: e.line }) };
       throw e;
     }
     var bad = py2(tree);
-    if (bad) return { findings: [], skipped: "does not parse: Python 2 syntax (line " + bad + ")" };
+    if (bad) return { findings: [], skipped: msg("check.skip.python2", { major: 2, line: bad }) };
     if (!(ix.pattern && ix.pattern.test(text))) return { findings: [], skipped: null };
     var a = new Analyzer(ix);
     a.body(tree, new Scope("module", null));
@@ -1286,6 +1317,12 @@
     });
   }
 
+  function guardNote(r) { return msg("check.note.guard", { release: r.introduced_in }); }
+  // skipped files, each reason in English (reason, as the JSON has it) and in lang (atlas_check.worded)
+  function worded(rules, lang, skipped) {
+    return skipped.map(function (x) { return { path: x.path, reason: say(rules, "en", x.reason), reason_text: say(rules, lang, x.reason) }; });
+  }
+
   function checkCode(rules, input, opts) {
     opts = opts || {};
     var frm = opts.from || rules.releases[0], to = opts.to || rules.releases[rules.releases.length - 1], lang = opts.lang || "en";
@@ -1294,7 +1331,7 @@
     var text = input;
     if (typeof input !== "string") {
       var d = decodeBytes(input);
-      if (d[1]) return { findings: [], skipped: [{ path: path, reason: d[1] }] };
+      if (d[1]) return { findings: [], skipped: worded(rules, lang, [{ path: path, reason: d[1] }]) };
       text = d[0];
     }
     var res = checkSource(ix, text);
@@ -1305,9 +1342,9 @@
         var r = f[2];
         return { path: path, line: f[0], column: f[1], change: r.change, api: f[3], severity: f[4] ? "guarded" : ix.severity[r.id], rule: r.id,
           kind: r.kind, title: r.title[lang], fix: r.fix ? r.fix[lang] : null, url: r.url[lang],
-          guard: f[4] ? "inside a compat guard (a version or feature test): if this branch is there for releases before " + r.introduced_in + ", it can go when you drop them" : null };
+          guard: f[4] ? say(rules, "en", guardNote(r)) : null, guard_text: f[4] ? say(rules, lang, guardNote(r)) : null };
       }),
-      skipped: res.skipped ? [{ path: path, reason: res.skipped }] : []
+      skipped: worded(rules, lang, res.skipped ? [{ path: path, reason: res.skipped }] : [])
     };
   }
 
@@ -1317,7 +1354,7 @@
   // (from..to); `apply: never`, guarded code and `# atlas: ignore` lines are never rewritten. Offsets are
   // into the text as given; every byte outside an edited span stays. JS cannot compile Python: where the
   // Python engine backs out a fix that would not compile, this backs out one its own reader rejects.
-  var NEEDS_PERSON = "the safe choice needs a person";
+  var NEEDS_PERSON = msg("check.why.needs_person");
 
   // the call whose "(" is toks[open]: its end, the end of its function, and its arguments as ast places them
   function callInfo(toks, open, funcEnd) {
@@ -1411,16 +1448,16 @@
 
   function unsafe(spec, name, window, keywords) {   // atlas_check._unsafe
     var ok = hasOwn(spec.safe_in, name) ? spec.safe_in[name] : null;
-    if (ok === null) return "no runtime lock shows " + name + " resolving";
+    if (ok === null) return msg("check.why.no_lock", { name: name });
     var miss = window.filter(function (v) { return ok.indexOf(v) < 0; });
-    if (miss.length) return name + " does not resolve in torch " + miss.join(", ");
+    if (miss.length) return msg("check.why.not_resolving", { name: name, releases: miss.join(", ") });
     keywords = keywords || [];
     for (var i = 0; i < keywords.length; i++) {
       var k = keywords[i];
       if (k.indexOf(".") >= 0) { var why = unsafe(spec, k, window); if (why) return why; continue; }
       var acc = hasOwn(spec.accepts, k) ? spec.accepts[k] : [];
       miss = window.filter(function (v) { return acc.indexOf(v) < 0; });
-      if (miss.length) return spec["new"] + "(" + k + "=) is not proven in torch " + miss.join(", ");
+      if (miss.length) return msg("check.why.not_proven", { call: spec["new"] + "(" + k + "=)", releases: miss.join(", ") });
     }
     return null;
   }
@@ -1431,18 +1468,18 @@
     if (!call) {
       if (!(args.length || kws.length) || spec.bare === "keep") return [[], [], null];
       if (spec.bare === "call" && deco) return [[["ins", null, "(" + args.concat(kws).join(", ") + ")"]], kwNames(kws), null];
-      return [null, [], "a bare use (not a call): the arguments it needs cannot be added"];
+      return [null, [], msg("check.why.bare_use")];
     }
     var items = call.items, pos = items.filter(function (x) { return x.kind === "pos" || x.kind === "star"; });
     var starred = items.some(function (x) { return x.kind === "star" || x.kind === "kwstar"; });
-    if (spec.positional === "suggest" && pos.length) return [null, [], "positional arguments would shift"];
-    if (starred && (Object.keys(spec.map).length || args.length)) return [null, [], "*args or **kwargs: the arguments cannot be told apart"];
+    if (spec.positional === "suggest" && pos.length) return [null, [], msg("check.why.positional_shift")];
+    if (starred && (Object.keys(spec.map).length || args.length)) return [null, [], msg("check.why.starred")];
     var om = /^\s*\(/.exec(text.slice(call.funcEnd)), opener = om ? call.funcEnd + om[0].length : null;
-    if (opener === null) return [null, [], "the call's parenthesis is not next to its name"];
+    if (opener === null) return [null, [], msg("check.why.paren")];
     var spans = items.map(function (x) { return x.span; });
     var edits = [], written = kwNames(kws), drops = [], reads = [];
     if (Array.isArray(spec.positional) && pos.length) {   // each positional argument by its old name
-      if (pos.length > spec.positional.length) return [null, [], "more positional arguments than the old function takes"];
+      if (pos.length > spec.positional.length) return [null, [], msg("check.why.too_many_positional")];
       pos.forEach(function (x, k) { edits.push(["at", x.span[0], spec.positional[k] + "="]); written.push(spec.positional[k]); });
     }
     var mapKeys = Object.keys(spec.map);
@@ -1457,12 +1494,12 @@
         var src = text.slice(item.vspan[0], item.vspan[1]), atom = item.atom && src.indexOf("\n") < 0;
         act.text = act.text.split("{value}").join(atom ? src : "(" + src + ")");
       }
-      if (!act) return [null, [], kw + "=" + unparse(node) + ": only a literal the data knows can be rewritten"];
+      if (!act) return [null, [], msg("check.why.literal_only", { arg: kw + "=" + unparse(node) })];
       if (act.suffix) { edits.push(["at", call.end, act.suffix]); reads.push("torch.Tensor" + act.suffix); }
       if (act.drop) drops.push(items.indexOf(item));
       else { edits.push(["span", item.span, act.text]); written = written.concat(kwNames([act.text])); }
     }
-    if (drops.length > 1) return [null, [], "more than one argument to drop"];
+    if (drops.length > 1) return [null, [], msg("check.why.drop_many")];
     drops.forEach(function (i) {   // the argument and one comma go; a comment between them stays
       var span, gap;
       if (i > 0) { span = [spans[i - 1][1], spans[i][1]]; gap = text.slice(span[0], spans[i][0]); }
@@ -1501,26 +1538,26 @@
   function importEdits(st, specsOf, window, at) {
     var toks = st.toks.filter(function (x) { return x.t === "NAME" || x.t === "OP"; }).map(function (x) { return [x.v, at(x.at), at(x.end)]; });
     if (st.from) {
-      if (st.relative || !st.module) return [null, "a relative import"];
+      if (st.relative || !st.module) return [null, msg("check.why.relative_import")];
       var kw = -1;
       for (var i = 0; i < toks.length; i++) if (toks[i][0] === "import") { kw = i; break; }
       var mod = dottedSpans(toks.slice(1, kw)).filter(function (d) { return d[0] === st.module; });
-      if (!mod.length) return [null, "the module's name is split across lines"];
+      if (!mod.length) return [null, msg("check.why.split_module")];
       var parents = {}, unsafeWhy = null;
       for (i = 0; i < st.names.length; i++) {
         var a = st.names[i];
-        if (a.name === "*") return [null, "a star import"];
+        if (a.name === "*") return [null, msg("check.why.star_import")];
         var q = st.module + "." + a.name, got = specsOf(q);
-        if (!got) return [null, a.name + " does not move with the others: split the import"];
+        if (!got) return [null, msg("check.why.not_moving", { name: a.name })];
         var t = got[0], spec = got[1];
         if (spec.apply === "never") return [null, NEEDS_PERSON];
         var nw = spec["new"] + q.slice(t.length), dot = nw.lastIndexOf("."), parent = nw.slice(0, Math.max(dot, 0)), last = nw.slice(dot + 1);
-        if (last !== a.name) return [null, q + " is named " + nw + " at its new place"];
+        if (last !== a.name) return [null, msg("check.why.renamed", { name: q, "new": nw })];
         unsafeWhy = unsafeWhy || unsafe(spec, nw, window);
         parents[parent] = 1;
       }
       var ps = Object.keys(parents);
-      if (ps.length !== 1) return [null, "the names move to different modules: split the import"];
+      if (ps.length !== 1) return [null, msg("check.why.split_import")];
       if (ps[0] === st.module) return [[], null];   // the names stay where they are (only their calls change)
       return [[["span", [mod[0][1], mod[0][2]], ps[0]]], unsafeWhy];
     }
@@ -1535,7 +1572,7 @@
       if (nw === a.name) continue;
       unsafeWhy = unsafeWhy || unsafe(spec, nw, window);
       var span = names.filter(function (d) { return d[0] === a.name; })[0];
-      if (!span) return [null, "the module's name is split across lines"];
+      if (!span) return [null, msg("check.why.split_module")];
       edits.push(["span", [span[1], span[2]], nw]);
     }
     return [edits, unsafeWhy];
@@ -1568,7 +1605,7 @@
     sites.forEach(function (s) {
       var rule = s.rule, t = s.api, spec = hasOwn(rule.rewrites, t) ? rule.rewrites[t] : null;
       if (s.guard || !spec) return;   // guarded: code that already handles both releases
-      if (s.fstring) { units.push({ edits: [], ok: false, why: "inside an f-string", site: s, rule: rule }); return; }
+      if (s.fstring) { units.push({ edits: [], ok: false, why: msg("check.why.fstring"), site: s, rule: rule }); return; }
       if (s.kind === "import") { importUnit(s.stmt, s); return; }
       var unit = { edits: [], ok: true, why: null, site: s, rule: rule };
       units.push(unit);
@@ -1582,9 +1619,9 @@
       else if (q !== nw && s.kind === "attr") {
         var p = s.prefixes.filter(function (x) { return x.q && q.indexOf(x.q + ".") === 0 && nw.indexOf(x.q + ".") === 0; })[0];
         if (!p && s.torch && nw.indexOf("torch.") === 0) unit.edits.push(["span", [at(s.start), at(s.end)], nw]);   // from torch.cuda import amp; amp.X
-        else if (!p) { unit.ok = false; unit.why = "the module it is reached from does not hold " + nw + ", and torch is not imported"; }
+        else if (!p) { unit.ok = false; unit.why = msg("check.why.not_reached", { name: nw }); }
         else unit.edits.push(["span", [at(p.end), at(s.end)], "." + nw.slice(p.q.length + 1)]);
-      } else if (q !== nw) { unit.ok = false; unit.why = "a name bound by an assignment or a star import"; }
+      } else if (q !== nw) { unit.ok = false; unit.why = msg("check.why.bound_name"); }
       if (unit.ok || unit.why === NEEDS_PERSON) {
         var c = s.call ? mapCall(s.call, at) : null;
         var ce = callEdits(text, spec, c, s.deco);
@@ -1596,12 +1633,12 @@
     });
     units.forEach(function (u) {   // a use that cannot be fixed keeps its import where it is...
       var par = u.parent;
-      if (par && !u.ok && par.ok) { par.ok = false; par.why = "line " + u.site.finding[0] + ": " + u.why; }
+      if (par && !u.ok && par.ok) { par.ok = false; par.why = msg("check.why.at_line", { line: u.site.finding[0], why: u.why }); }
     });
     units.forEach(function (u) {   // ...and an import that stays keeps every use of it as it is (no half-proposal)
       var par = u.parent;
       if (par && !par.ok) {
-        u.why = !u.ok ? u.why : "its import (line " + par.line + ") stays: " + par.why;
+        u.why = !u.ok ? u.why : msg("check.why.import_stays", { line: par.line, why: par.why });
         u.ok = false; u.edits = [];
       }
     });
@@ -1646,11 +1683,11 @@
     var shifted = edits.map(function (e) { return e[0] === "at" ? ["at", e[1] - a, e[2]] : ["span", [e[1][0] - a, e[1][1] - a], e[2]]; });
     return [first, text.slice(a, b).split("\n"), applyEdits(text.slice(a, b), shifted).split("\n")];
   }
-  function unitDict(path, text, u, lang, tx) {   // atlas_check.unit_dict
+  function unitDict(rules, path, text, u, lang, tx) {   // atlas_check.unit_dict
     var f = u.site.finding, r = u.rule;
     var d = { path: path, line: f[0], column: f[1], rule: r.id, change: r.change, api: f[3], title: r.title[lang], url: r.url[lang] };
     if (u.edits.length) { var g = region(text, u.edits, tx); d.line = g[0]; d.old = g[1]; d.new = g[2]; }
-    if (!u.ok) d.why = u.why;
+    if (!u.ok) { d.why = say(rules, "en", u.why); d.why_text = say(rules, lang, u.why); }
     return d;
   }
   var ekey = function (e) { return JSON.stringify(e); };
@@ -1765,13 +1802,13 @@
     var path = opts.path || "<paste>", text = input;
     if (typeof input !== "string") {
       var dec = decodeBytes(input);
-      if (dec[1]) return { text: null, fixes: [], suggestions: [], skipped: [{ path: path, reason: dec[1] }], hunks: [] };
+      if (dec[1]) return { text: null, fixes: [], suggestions: [], skipped: worded(rules, lang, [{ path: path, reason: dec[1] }]), hunks: [] };
       text = dec[0];
     }
     var none = { text: text, fixes: [], suggestions: [], skipped: [], hunks: [] };
     var ix = new Index(rules, frm, to), norm = text.replace(/\r\n?/g, "\n"), tree;
     try { tree = buildTree(tokenize(norm)); } catch (e) {
-      if (e instanceof SyntaxErr) { none.skipped = [{ path: path, reason: "does not parse: " + e.msg + " (line " + e.line + ")" }]; return none; }
+      if (e instanceof SyntaxErr) { none.skipped = worded(rules, lang, [{ path: path, reason: msg("check.skip.no_parse_line", { error: e.msg, line: e.line }) }]); return none; }
       throw e;
     }
     if (py2(tree) || !(ix.pattern && ix.pattern.test(text))) return none;
@@ -1795,7 +1832,7 @@
     units.forEach(function (u) {   // a unit whose edits overlap one taken before is left as a suggestion
       if (!(u.ok && u.edits.length)) return;
       var more = u.edits.filter(function (e) { return !seen.has(ekey(e)); });
-      if (!taken1.fits(u.edits)) { u.ok = false; u.why = "overlaps another fix"; return; }
+      if (!taken1.fits(u.edits)) { u.ok = false; u.why = msg("check.why.overlaps"); return; }
       taken.push(u);
       more.forEach(function (e) { seen.add(ekey(e)); taken1.add(e); });
       edits = edits.concat(more);
@@ -1808,7 +1845,7 @@
         var seen = {};
         edits.forEach(function (e) { seen[ekey(e)] = 1; });
         var trial = edits.concat(u.edits.filter(function (e) { return !seen[ekey(e)]; }));
-        if (parses(applyEdits(text, trial))) { edits = trial; ok.push(u); } else { u.ok = false; u.why = "the result would not compile"; }
+        if (parses(applyEdits(text, trial))) { edits = trial; ok.push(u); } else { u.ok = false; u.why = msg("check.why.no_compile"); }
       });
       taken = ok;
       out = edits.length ? applyEdits(text, edits) : text;
@@ -1816,8 +1853,8 @@
     var applied = new Set(taken), lines = { starts: lineStarts(text), lines: text.split("\n") };
     return {
       text: out, skipped: [], hunks: hunks(text, edits, 3),
-      fixes: taken.map(function (u) { return unitDict(path, text, u, lang, lines); }),
-      suggestions: units.filter(function (u) { return !applied.has(u) && !(u.ok && !u.edits.length); }).map(function (u) { return unitDict(path, text, u, lang, lines); })
+      fixes: taken.map(function (u) { return unitDict(rules, path, text, u, lang, lines); }),
+      suggestions: units.filter(function (u) { return !applied.has(u) && !(u.ok && !u.edits.length); }).map(function (u) { return unitDict(rules, path, text, u, lang, lines); })
     };
   }
 
@@ -1983,20 +2020,21 @@
     var arch = hasOwn(env.gpu_archs, name) ? env.gpu_archs[name] : null;
     if (arch) {
       var known = Object.keys(gpus.arch_ccs).filter(function (a) { return arch.split(/\s+/)[0].toLowerCase() === a.toLowerCase(); });
-      if (known.length) return { ccs: gpus.arch_ccs[known[0]], arch: known[0], inferred: "its architecture" };
+      if (known.length) return { ccs: gpus.arch_ccs[known[0]], arch: known[0], inferred: "arch" };
     }
     var w = nameWords(name), hits = [];
     gpus.series.forEach(function (sr) {
       var re = new RegExp("^(?:" + sr.number + ")$");
       for (var i = 0; i + 1 < w.length; i++) if (w[i] === sr.word && re.test(w[i + 1])) hits.push(sr);
     });
-    if (hits.length && uniq(hits.map(function (h) { return h.series; })).length === 1) return { ccs: hits[0].ccs, arch: hits[0].arch, inferred: "its series" };
+    if (hits.length && uniq(hits.map(function (h) { return h.series; })).length === 1) return { ccs: hits[0].ccs, arch: hits[0].arch, inferred: "series" };
     return null;
   }
-  function gpuText(name, g) {
-    if (!g) return name + " (not in the table)";
+  function gpuText(name, g) {   // a message (atlas_check.gpu_text)
+    if (!g) return msg("check.found.gpu_unknown", { name: name });
     var sm = g.ccs.map(function (c) { return "sm_" + c.replace(".", ""); }).join("/");
-    return name + " (" + sm + ", " + g.arch + (g.inferred ? ", inferred from " + g.inferred : "") + ")";
+    if (g.inferred) return msg("check.found.gpu_inferred", { name: name, sms: sm, arch: g.arch, how: msg("check.found.by_" + g.inferred) });
+    return msg("check.found.gpu", { name: name, sms: sm, arch: g.arch });
   }
   // (name, compute capability) from the warnings torch prints for a GPU its wheel has no code for (atlas_check.capability_warnings)
   function capabilityWarnings(text) {
@@ -2085,7 +2123,7 @@
       // the installed CUDA / ROCm build is a choice of wheel, not the machine (atlas_check.BUILD_CHOICES)
       var blocked = items.filter(function (x) { return x.verdict === "blocked" && x.check !== "cuda_wheel" && x.check !== "rocm_wheel"; });
       if (!blocked.length) return { release: rel[i], unknown: items.filter(function (x) { return x.verdict === "unknown" && x.found; }).map(function (x) { return x.check; }), blocked_by: after };
-      after = { release: rel[i], items: blocked.map(function (x) { return { check: x.check, found: x.found, note: x.note, url: x.url }; }) };
+      after = { release: rel[i], items: blocked.map(function (x) { return { check: x.check, found: x.found, note: x.note, url: x.url, note_text: x.note_text }; }) };
     }
     return { release: null, unknown: [], blocked_by: after };
   }
@@ -2094,9 +2132,11 @@
     var E = rules.env, facts = E.releases[to], links = facts.links, items = [];
     var upto = rules.releases.filter(function (v) { return vcmp(v, to) <= 0; });
     function url(cid) { return cid ? E.changes[cid].url[lang] : rules.release_urls[to][lang]; }
+    // found (a value or a message) and note (a message) in English, and in lang beside them (check_env's item)
     function item(check, found, verdict, cid, note) {
       cid = cid || null;
-      items.push({ check: check, found: found, verdict: verdict, change: cid, title: cid ? E.changes[cid].title[lang] : null, url: url(cid), note: note || "" });
+      items.push({ check: check, found: say(rules, "en", found) || null, verdict: verdict, change: cid, title: cid ? E.changes[cid].title[lang] : null,
+        url: url(cid), note: say(rules, "en", note), found_text: say(rules, lang, found) || null, note_text: say(rules, lang, note) });
     }
     function droppedIn(key, value) {
       for (var i = 0; i < upto.length; i++) {
@@ -2106,8 +2146,8 @@
       return false;
     }
     var py = env.python;
-    if (!py) item("python", null, "unknown", null, "no Python version in the paste");
-    else if (!facts.python_min || !facts.python_max) item("python", py, "unknown", null, "the atlas has no Python range for " + to);
+    if (!py) item("python", null, "unknown", null, msg("check.note.no_python"));
+    else if (!facts.python_min || !facts.python_max) item("python", py, "unknown", null, msg("check.note.no_python_range", { release: to }));
     else {
       var xy = py.split(".").slice(0, 2).join("."), shown = py + (env.free_threaded ? "t" : "");
       // a blocked row names the change that dropped this Python, in whichever release on the way it was (check_env)
@@ -2116,49 +2156,49 @@
         var m = E.releases[v].python_min, c = E.releases[v].links.python_min;
         if (m && c && !dropped && cclt(xy, m)) dropped = c;
       });
-      if (cclt(xy, facts.python_min)) item("python", shown, "blocked", dropped || links.python_min, to + " needs Python " + facts.python_min + " or newer");
-      else if (cclt(facts.python_max, xy)) item("python", shown, "blocked", links.python_max, to + " has wheels up to Python " + facts.python_max);
-      else if (env.free_threaded && facts.python_free_threaded !== null && facts.python_free_threaded.indexOf(xy + "t") < 0) item("python", shown, "blocked", links.python_min, "no free-threaded wheel for " + xy + "t");
+      if (cclt(xy, facts.python_min)) item("python", shown, "blocked", dropped || links.python_min, msg("check.note.python_min", { release: to, version: facts.python_min }));
+      else if (cclt(facts.python_max, xy)) item("python", shown, "blocked", links.python_max, msg("check.note.python_max", { release: to, version: facts.python_max }));
+      else if (env.free_threaded && facts.python_free_threaded !== null && facts.python_free_threaded.indexOf(xy + "t") < 0) item("python", shown, "blocked", links.python_min, msg("check.note.no_free_threaded", { version: xy + "t" }));
       else item("python", shown, "ok", links.python_min);
     }
     var drv = env.driver;
-    if (!drv) item("nvidia_driver", null, "unknown", null, "no NVIDIA driver version in the paste");
-    else if (facts.nvidia_min_driver === null) item("nvidia_driver", drv, "unknown", null, "the atlas has no driver requirement for " + to);
+    if (!drv) item("nvidia_driver", null, "unknown", null, msg("check.note.no_driver"));
+    else if (facts.nvidia_min_driver === null) item("nvidia_driver", drv, "unknown", null, msg("check.note.no_driver_req", { release: to }));
     else {
       var dv = driverVersion(drv);
-      if (dv[0] === null) item("nvidia_driver", drv, "unknown", null, "the driver version in the paste is unreadable");
+      if (dv[0] === null) item("nvidia_driver", drv, "unknown", null, msg("check.note.driver_unreadable"));
       else {
         var ok = dv[0] >= parseInt(facts.nvidia_min_driver, 10);
-        item("nvidia_driver", dv[1] === drv ? drv : dv[1] + " (" + drv + ")", ok ? "ok" : "blocked", links.nvidia_min_driver, ok ? "" : to + " needs driver " + facts.nvidia_min_driver + " or newer");
+        item("nvidia_driver", dv[1] === drv ? drv : dv[1] + " (" + drv + ")", ok ? "ok" : "blocked", links.nvidia_min_driver, ok ? null : msg("check.note.driver_min", { release: to, version: facts.nvidia_min_driver }));
       }
     }
-    if (!env.gpus.length) item("gpu_arch", null, "unknown", null, "no NVIDIA GPU model in the paste");
+    if (!env.gpus.length) item("gpu_arch", null, "unknown", null, msg("check.note.no_gpu"));
     else {   // a GPU is judged when every compute capability it may have gets the same verdict
       var rows = env.gpus.map(function (g) { return [g, nvidiaGpu(g, env, E.gpus)]; });
-      var found = rows.map(function (x) { return gpuText(x[0], x[1]); }).join(", ");
+      var found = rows.map(function (x) { return gpuText(x[0], x[1]); });
       var archs = facts.nvidia_archs;
       var judge = function (runs, blocked, mixed) {   // check_env's judge: one verdict for every GPU
         var low = rows.filter(function (x) { return x[1] && !x[1].ccs.some(runs); });
         if (low.length) item("gpu_arch", found, "blocked", links.nvidia_min_arch, blocked(low[0][1]));
-        else if (rows.some(function (x) { return !x[1]; })) item("gpu_arch", found, "unknown", null, "a GPU model is not in the table");
+        else if (rows.some(function (x) { return !x[1]; })) item("gpu_arch", found, "unknown", null, msg("check.note.gpu_not_in_table"));
         else if (rows.some(function (x) { return !x[1].ccs.every(runs); })) item("gpu_arch", found, "unknown", null, mixed);
         else item("gpu_arch", found, "ok", links.nvidia_min_arch);
       };
       // the GPU code the wheel holds: a GPU runs code of its own major version and an equal or lower minor
       if (archs && archs.length) judge(function (c) { return gpuRuns(c, archs); },
-        function (r) { return "the default wheel of " + to + " holds GPU code for " + archs.join(" ") + ", none that runs on " + r.ccs.map(function (c) { return "sm_" + c.replace(".", ""); }).join("/"); },
-        "the default wheel of " + to + " runs on some GPUs of this series, not on others");
-      else if (facts.nvidia_min_cc === null) item("gpu_arch", found, "unknown", null, "the atlas has no GPU requirement for " + to);
+        function (r) { return msg("check.note.wheel_archs", { release: to, archs: archs.join(" "), sms: r.ccs.map(function (c) { return "sm_" + c.replace(".", ""); }).join("/") }); },
+        msg("check.note.wheel_archs_mixed", { release: to }));
+      else if (facts.nvidia_min_cc === null) item("gpu_arch", found, "unknown", null, msg("check.note.no_gpu_req", { release: to }));
       else judge(function (c) { return !cclt(c, facts.nvidia_min_cc); },
-        function () { return to + " needs " + facts.nvidia_min_arch + " or newer"; },
-        to + " needs " + facts.nvidia_min_arch + " or newer, which some GPUs of this series are and others are not");
+        function () { return msg("check.note.arch_min", { release: to, arch: facts.nvidia_min_arch }); },
+        msg("check.note.arch_min_mixed", { release: to, arch: facts.nvidia_min_arch }));
     }
     var mac = env.macos;
-    if (!mac) item("macos_mps", null, "unknown", null, "no macOS version in the paste");
-    else if (facts.macos_min_mps === null) item("macos_mps", mac, "unknown", null, "the atlas has no macOS requirement for " + to);
+    if (!mac) item("macos_mps", null, "unknown", null, msg("check.note.no_macos"));
+    else if (facts.macos_min_mps === null) item("macos_mps", mac, "unknown", null, msg("check.note.no_macos_req", { release: to }));
     else {
       var mok = parseInt(mac, 10) >= parseInt(String(facts.macos_min_mps), 10);
-      item("macos_mps", mac, mok ? "ok" : "blocked", links.macos_min_mps, mok ? "" : to + " needs macOS " + facts.macos_min_mps + " or newer for MPS");
+      item("macos_mps", mac, mok ? "ok" : "blocked", links.macos_min_mps, mok ? null : msg("check.note.macos_min", { release: to, version: facts.macos_min_mps }));
     }
     var gfx = env.gfx.slice();
     env.amd_names.forEach(function (n) { var r = lookupGpu(n, E.gpus.amd); if (r) gfx.push(r.gfx); });
@@ -2166,33 +2206,34 @@
     gfx = uniq(gfx);
     if (!gfx.length) {
       var unk = env.amd_names.length || (env.amd_pci || []).length;
-      item("rocm_target", env.amd_names.concat(env.amd_pci.map(function (d) { return "PCI device " + d; })).join(", ") || null, "unknown", null, unk ? "an AMD GPU model is not in the table" : "no AMD GPU target in the paste");
-    } else if (!(facts.rocm_wheels || facts.rocm_dropped_targets)) item("rocm_target", gfx.join(", "), "unknown", null, "the atlas has no ROCm facts for " + to);
+      item("rocm_target", unk ? env.amd_names.concat(env.amd_pci.map(function (d) { return msg("check.found.pci", { id: d }); })) : null, "unknown", null,
+        unk ? msg("check.note.amd_not_in_table") : msg("check.note.no_amd"));
+    } else if (!(facts.rocm_wheels || facts.rocm_dropped_targets)) item("rocm_target", gfx.join(", "), "unknown", null, msg("check.note.no_rocm_facts", { release: to }));
     else {
       var bad = gfx.map(function (g) { return [g, droppedIn("rocm_dropped_targets", g)]; }).filter(function (x) { return x[1] !== false; });
-      if (bad.length) item("rocm_target", gfx.join(", "), "blocked", bad[0][1], bad[0][0] + " kernels are no longer built");
+      if (bad.length) item("rocm_target", gfx.join(", "), "blocked", bad[0][1], msg("check.note.gfx_dropped", { target: bad[0][0] }));
       else item("rocm_target", gfx.join(", "), "ok", links.rocm_dropped_targets);
     }
     var rocm = env.rocm;
-    if (!rocm) item("rocm_wheel", null, "unknown", null, "no ROCm version in the paste");
-    else if (facts.rocm_wheels === null) item("rocm_wheel", rocm, "unknown", null, "the atlas has no ROCm wheels for " + to);
+    if (!rocm) item("rocm_wheel", null, "unknown", null, msg("check.note.no_rocm"));
+    else if (facts.rocm_wheels === null) item("rocm_wheel", rocm, "unknown", null, msg("check.note.no_rocm_wheels", { release: to }));
     else {
       var rxy = (rocm.match(/\d+/g) || []).slice(0, 2).join(".");
       if (facts.rocm_wheels.map(String).indexOf(rxy) >= 0) item("rocm_wheel", rocm, "ok", links.rocm_wheels);
-      else item("rocm_wheel", rocm, "blocked", droppedIn("rocm_dropped_wheels", rxy) || links.rocm_wheels, to + " ships ROCm " + facts.rocm_wheels.join(", ") + " wheels");
+      else item("rocm_wheel", rocm, "blocked", droppedIn("rocm_dropped_wheels", rxy) || links.rocm_wheels, msg("check.note.rocm_wheels", { release: to, versions: facts.rocm_wheels.join(", ") }));
     }
     var cuda = env.cuda;
-    if (!cuda) item("cuda_wheel", null, "unknown", null, "no CUDA build in the paste");
+    if (!cuda) item("cuda_wheel", null, "unknown", null, msg("check.note.no_cuda"));
     else if (facts.cuda_wheels === null) {
       var exy = (cuda.match(/\d+/g) || []).slice(0, 2).join(".");
       var ended = droppedIn("cuda_ended", exy);  // a release on the way ended this CUDA build
-      if (ended !== false) item("cuda_wheel", cuda, "blocked", ended, "no CUDA " + exy + " build of " + to);
-      else item("cuda_wheel", cuda, "unknown", null, "the atlas has no CUDA wheels for " + to);
+      if (ended !== false) item("cuda_wheel", cuda, "blocked", ended, msg("check.note.cuda_ended", { version: exy, release: to }));
+      else item("cuda_wheel", cuda, "unknown", null, msg("check.note.no_cuda_wheels", { release: to }));
     }
     else {
       var cxy = (cuda.match(/\d+/g) || []).slice(0, 2).join(".");
       if (facts.cuda_wheels.indexOf(cxy) >= 0) item("cuda_wheel", cuda, "ok", cxy === facts.cuda_wheels[0] ? links.cuda_default_wheel : links.cuda_other_wheels);
-      else item("cuda_wheel", cuda, "blocked", droppedIn("cuda_dropped_wheels", "cu" + cxy.replace(".", "")) || links.cuda_default_wheel, to + " ships CUDA " + facts.cuda_wheels.join(", ") + " wheels");
+      else item("cuda_wheel", cuda, "blocked", droppedIn("cuda_dropped_wheels", "cu" + cxy.replace(".", "")) || links.cuda_default_wheel, msg("check.note.cuda_wheels", { release: to, versions: facts.cuda_wheels.join(", ") }));
     }
     // the platform: a wheel on PyPI for this OS and processor at all (the registry's file list), and
     // the oldest glibc or macOS that wheel installs on; only when the paste names the OS and processor
@@ -2205,7 +2246,7 @@
       if (!(fam in wheels)) {
         var lastw = null;
         upto.slice().reverse().some(function (v) { if (fam in (E.releases[v].wheels || {})) { lastw = v; return true; } return false; });
-        item("platform", label, "blocked", pcid, "no wheel for this platform on PyPI" + (lastw ? ": " + lastw + " is the last release with one" : ""));
+        item("platform", label, "blocked", pcid, lastw ? msg("check.note.no_platform_wheel_last", { release: lastw }) : msg("check.note.no_platform_wheel"));
       } else {
         var floors = wheels[fam];
         var pxy = env.python ? env.python.split(".").slice(0, 2).join(".") + (env.free_threaded ? "t" : "") : null;
@@ -2214,14 +2255,14 @@
         var have = env.os === "linux" ? env.glibc : (env.os === "macos" ? env.macos : null);
         var what = env.os === "linux" ? "glibc" : (env.os === "macos" ? "macOS" : null);
         if (!need || what === null) item("platform", label, "ok", pcid);
-        else if (!have) item("platform", label, "unknown", pcid, "no " + what + " version in the paste");
+        else if (!have) item("platform", label, "unknown", pcid, msg("check.note.no_os_version", { what: what }));
         else {
           var pok = !cclt(have, need);
-          item("platform", label + ", " + what + " " + have, pok ? "ok" : "blocked", pcid, pok ? "" : "the wheel of " + to + " needs " + what + " " + need + " or newer");
+          item("platform", label + ", " + what + " " + have, pok ? "ok" : "blocked", pcid, pok ? null : msg("check.note.platform_min", { release: to, what: what, version: need }));
         }
       }
     } else if (fam) {
-      item("platform", label, "unknown", null, "the atlas has not read which platforms " + to + " has wheels for");
+      item("platform", label, "unknown", null, msg("check.note.platforms_unread", { release: to }));
     }
     var hide = applies(env);
     return items.filter(function (x) { return !hide[x.check]; });
@@ -2236,9 +2277,9 @@
     opts = opts || {};
     var to = opts.to || rules.releases[rules.releases.length - 1], lang = opts.lang || "en";
     var env = parseEnv(text), items = checkEnvParsed(rules, env, to, lang);
-    var fr = env.torch ? releaseOf(env.torch, rules.releases) : [null, "no torch version in the paste"];
+    var fr = env.torch ? releaseOf(env.torch, rules.releases) : [null, msg("check.note.no_torch")];
     var up = fr[0] && vcmp(fr[0], to) < 0 ? rules.upgrade_url[lang].replace("{old}", fr[0]).replace("{new}", to) : null;
-    return { schema_version: 1, from: fr[0], to: to, torch: env.torch, from_note: fr[1] || null, upgrade_url: up, formats: env.formats, items: items, newest: newestRunnable(rules, env, lang) };
+    return { schema_version: 1, from: fr[0], to: to, torch: env.torch, from_note: say(rules, "en", fr[1]) || null, from_note_text: say(rules, lang, fr[1]) || null, upgrade_url: up, formats: env.formats, items: items, newest: newestRunnable(rules, env, lang) };
   }
 
   function detectKind(text) {   // read as parseEnv reads it (atlas_check.detect_kind)
@@ -2268,6 +2309,6 @@
     return out;
   }
 
-  var api = { checkCode: checkCode, fixCode: fixCode, checkEnv: checkEnv, splitPastes: splitPastes, parseEnv: parseEnv, detectKind: detectKind, releaseOf: releaseOf, ruleSeverity: ruleSeverity, batch: batch, tokenize: tokenize, vcmp: vcmp };
+  var api = { say: say, msg: msg, checkCode: checkCode, fixCode: fixCode, checkEnv: checkEnv, splitPastes: splitPastes, parseEnv: parseEnv, detectKind: detectKind, releaseOf: releaseOf, ruleSeverity: ruleSeverity, batch: batch, tokenize: tokenize, vcmp: vcmp };
   if (typeof module !== "undefined" && module.exports) module.exports = api; else root.AtlasCheck = api;
 })(typeof self !== "undefined" ? self : this);

@@ -1,6 +1,8 @@
 /* The /check/ page: paste code or an environment, get what the upgrade breaks (atlas-check.js does the
    checking; this file only reads the form and lays out the results). The rules are the site's own
-   /api/v1/rules.json, the same file `atlas_check.py` embeds; nothing leaves the browser. */
+   /api/v1/rules.json, the same file `atlas_check.py` embeds; nothing leaves the browser. Every word
+   comes from the UI strings that rules.json carries (rules.ui, worded by AtlasCheck.say with the
+   language's plural rule), as the CLI's do; only the message for rules that cannot load is on the form. */
 (function () {
   "use strict";
   var form = document.querySelector("form[data-atlas-check]");
@@ -12,6 +14,15 @@
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, function (m, k) { return k in values ? String(values[k]) : m; });
   }
+  // a UI string into parent, each placeholder a node or text (the rest of the string as text)
+  function fillNodes(parent, template, parts) {
+    template.split(/(\{\w+\})/).forEach(function (bit) {
+      var k = /^\{(\w+)\}$/.exec(bit);
+      var part = k && k[1] in parts ? parts[k[1]] : bit;
+      if (part !== "") parent.appendChild(typeof part === "string" ? document.createTextNode(part) : part);
+    });
+  }
+  function T(key, values) { return AC.say(rules, lang, AC.msg(key, values)); }   // a UI string of check.*, worded
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
     Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
@@ -51,7 +62,7 @@
   function paged(items, list, draw, later) {
     var at = 0;
     var button = function () {
-      var more = el("button", { type: "button", "class": "md-button atlas-check-more" }, fill(form.dataset.more, { n: items.length - at }));
+      var more = el("button", { type: "button", "class": "md-button atlas-check-more" }, T("check.more", { n: items.length - at }));
       more.addEventListener("click", function () { more.remove(); next(); });
       list.parentNode.insertBefore(more, list.nextSibling);
     };
@@ -72,10 +83,10 @@
   function showFixes(fx, frm, to) {
     if (!fx || !(fx.fixes.length || fx.suggestions.length)) return;
     var sec = el("section", { "class": "atlas-check-fixes" });
-    sec.appendChild(el("h3", {}, form.dataset.fixTitle));
+    sec.appendChild(el("h3", {}, T("check.fix_title")));
     if (fx.fixes.length) {
-      sec.appendChild(el("p", {}, fill(form.dataset.fixIntro, { n: fx.fixes.length, old: frm, "new": to })));
-      var pre = el("pre", { "class": "atlas-check-diff", tabindex: "0", "aria-label": form.dataset.fixDiff });
+      sec.appendChild(el("p", {}, T("check.fix_intro", { n: fx.fixes.length, old: frm, "new": to })));
+      var pre = el("pre", { "class": "atlas-check-diff", tabindex: "0", "aria-label": T("check.fix_diff") });
       fx.hunks.forEach(function (h) {
         pre.appendChild(el("span", { "class": "atlas-check-diff__hunk" }, "@@ -" + h.old_start + "," + h.old_lines + " +" + h.new_start + "," + h.new_lines + " @@\n"));
         h.lines.forEach(function (l) { pre.appendChild(diffLine(l[0], l[1])); });
@@ -83,16 +94,16 @@
       sec.appendChild(pre);
     }
     if (fx.suggestions.length) {
-      sec.appendChild(el("h4", {}, fill(form.dataset.suggestTitle, { n: fx.suggestions.length })));
+      sec.appendChild(el("h4", {}, T("check.suggest_title", { n: fx.suggestions.length })));
       var ul = el("ul", { "class": "atlas-check-suggestions" });
       fx.suggestions.forEach(function (sg) {
         var li = el("li", { "data-suggestion": sg.change || sg.rule, "data-api": sg.api });
         li.appendChild(el("code", {}, sg.line + ":" + sg.column));
         li.appendChild(document.createTextNode(" "));
         li.appendChild(link(sg.url, sg.title));
-        li.appendChild(el("p", { "class": "atlas-check-why" }, fill(form.dataset.suggestWhy, { why: sg.why })));
+        li.appendChild(el("p", { "class": "atlas-check-why" }, T("check.suggest_why", { why: sg.why_text })));
         if (sg.old || sg["new"]) {
-          var p = el("pre", { "class": "atlas-check-diff", tabindex: "0", "aria-label": form.dataset.suggestDiff });
+          var p = el("pre", { "class": "atlas-check-diff", tabindex: "0", "aria-label": T("check.suggest_diff") });
           (sg.old || []).forEach(function (x) { p.appendChild(diffLine("-", x.replace(/\r$/, ""))); });
           (sg["new"] || []).forEach(function (x) { p.appendChild(diffLine("+", x.replace(/\r$/, ""))); });
           li.appendChild(p);
@@ -110,7 +121,7 @@
     SEVERITIES.forEach(function (sev) {
       if (!groups[sev]) return;
       var section = el("section", { "class": "atlas-check-group", "data-severity": sev });
-      section.appendChild(el("h3", {}, form.dataset["sev" + sev.replace(/(^|-)(\w)/g, function (m, d, c) { return c.toUpperCase(); })] + " (" + groups[sev].length + ")"));
+      section.appendChild(el("h3", {}, T("check.group_title", { label: AC.msg("check.severity." + sev), n: groups[sev].length })));
       var ul = el("ul"), byRule = {};
       groups[sev].forEach(function (f) { var k = f.change || f.rule; (byRule[k] = byRule[k] || []).push(f); });   // clamp and .clamp_(): one note
       Object.keys(byRule).forEach(function (rid) {
@@ -120,7 +131,7 @@
         // one rule, many places: said once, the places behind a disclosure
         var li = finding(fs[0]);
         li.setAttribute("data-places", String(fs.length));
-        var d = el("details"), sm = el("summary", {}, fill(form.dataset.places, { n: fs.length }));
+        var d = el("details"), sm = el("summary", {}, T("check.places", { n: fs.length }));
         d.appendChild(sm);
         var places = el("ul");
         d.appendChild(places);
@@ -138,44 +149,51 @@
       paged(rest, restList, finding, true);
     }
     showFixes(fx, frm, to);
-    res.skipped.forEach(function (s) { out.appendChild(el("p", {}, fill(form.dataset.skipped, { reason: s.reason }))); });
+    res.skipped.forEach(function (s) { out.appendChild(el("p", {}, T("check.skipped", { reason: s.reason_text }))); });
     // what the code check cannot see between the two releases: the changes no rule matches
     var blind = (rules.not_checked || []).filter(function (n) { return AC.vcmp(n.release, frm) > 0 && AC.vcmp(n.release, to) <= 0; });
     if (blind.length) {
       var sec = el("section", { "class": "atlas-check-blind" });
-      sec.appendChild(el("h3", {}, form.dataset.blindTitle));
-      sec.appendChild(el("p", {}, form.dataset.blindIntro));
+      sec.appendChild(el("h3", {}, T("check.blind_title")));
+      sec.appendChild(el("p", {}, T("check.blind_intro")));
       var bl = el("ul");
       blind.forEach(function (n) { var li = el("li", { "data-unchecked": n.change }); li.appendChild(link(n.url[lang], n.title[lang])); bl.appendChild(li); });
       sec.appendChild(bl);
       out.appendChild(sec);
     }
-    status.textContent = res.findings.length ? fill(form.dataset.found, { n: res.findings.length }) : form.dataset.none;
+    status.textContent = res.findings.length ? T("check.found", { n: res.findings.length }) : T("check.none");
   }
 
   function showEnv(res, box) {   // one paste's rows, into box; returns them
     var ul = el("ul", { "class": "atlas-check-env" });
     res.items.forEach(function (i) {
       var li = el("li", { "data-check": i.check, "data-verdict": i.verdict, "data-change": i.change || "" });
-      li.appendChild(el("strong", {}, form.dataset["item" + i.check.replace(/(^|_)(\w)/g, function (m, d, c) { return c.toUpperCase(); })] || i.check));
-      li.appendChild(document.createTextNode(" " + (i.found || "–") + " — " + form.dataset["v" + i.verdict.charAt(0).toUpperCase() + i.verdict.slice(1)]));
+      // the row as the language lays it out (check.row), the item's name in bold
+      fillNodes(li, rules.ui[lang]["check.row"], { item: el("strong", {}, T("check.item." + i.check)), found: i.found_text || "–",
+        verdict: T("check.verdict." + i.verdict) });
       if (i.change) { li.appendChild(document.createTextNode(" · ")); li.appendChild(link(i.url, i.title)); }
-      if (i.note) li.appendChild(el("small", {}, " (" + i.note + ")"));
+      if (i.note_text) { li.appendChild(el("br")); li.appendChild(el("small", { "class": "atlas-check-note" }, i.note_text)); }   // its own line: no brackets to word
       ul.appendChild(li);
     });
     if (res.upgrade_url) {
       var p = el("p");
-      p.appendChild(link(res.upgrade_url, fill(form.dataset.upgrade, { old: res.from, "new": res.to })));
+      p.appendChild(link(res.upgrade_url, T("check.upgrade_page", { old: res.from, "new": res.to })));
       box.appendChild(p);
     }
     box.appendChild(ul);
     if (res.newest) {
       var n = el("p", { "class": "atlas-check-newest", "data-release": res.newest.release || "" });
-      n.appendChild(el("strong", {}, res.newest.release ? fill(form.dataset.newest, { release: res.newest.release }) : form.dataset.newestNone));
+      var newest = el("strong", {}, res.newest.release ? T("check.newest", { release: res.newest.release }) : T("check.newest_none"));
       var b = res.newest.blocked_by;
-      if (b) {
-        n.appendChild(document.createTextNode(" " + fill(form.dataset.newestBlocked, { release: b.release }) + " "));
-        b.items.forEach(function (i, k) { if (k) n.appendChild(document.createTextNode("; ")); n.appendChild(link(i.url, i.note || i.check)); });
+      if (b) {   // what blocks the next release, each reason a link, laid out as the language does (check.newest_line)
+        var reasons = el("span");
+        b.items.forEach(function (i, k) {
+          if (k) reasons.appendChild(document.createTextNode(T("check.cli.reason_sep")));
+          reasons.appendChild(link(i.url, i.note_text || T("check.item." + i.check)));
+        });
+        fillNodes(n, rules.ui[lang]["check.newest_line"], { newest: newest, blocked: T("check.newest_blocked", { release: b.release }), reasons: reasons });
+      } else {
+        n.appendChild(newest);
       }
       box.appendChild(n);
     }
@@ -189,13 +207,13 @@
       var box = out;
       if (reports.length > 1) {
         box = el("section", { "class": "atlas-check-paste", "data-paste": String(k + 1) });
-        box.appendChild(el("h3", {}, fill(form.dataset.pasteN, { n: k + 1, m: reports.length, torch: r.torch || "?" })));
+        box.appendChild(el("h3", {}, T("check.paste_n", { n: k + 1, m: reports.length, torch: r.torch || "?" })));
         out.appendChild(box);
       }
       all = all.concat(showEnv(r, box));
     });
     var blocked = all.filter(function (i) { return i.verdict === "blocked"; }).length;
-    status.textContent = fill(form.dataset.envDone, { n: all.length, blocked: blocked });
+    status.textContent = T("check.env_done", { n: all.length, blocked: blocked });
   }
 
   function run() {
@@ -208,11 +226,11 @@
         var res = AC.checkEnv(r, text, { to: to, lang: lang });
         if (res.from && form.elements.from.value !== res.from) {   // the paste says which release it runs
           form.elements.from.value = res.from;                      // (several pastes: each names its own)
-          out.appendChild(el("p", { "class": "atlas-check-from" }, fill(form.dataset.fromPaste, { release: res.from })));
+          out.appendChild(el("p", { "class": "atlas-check-from" }, T("check.from_paste", { release: res.from })));
         }
         showEnvAll(res);
       } else if (AC.vcmp(frm, to) >= 0) {
-        status.textContent = fill(form.dataset.reversed, { old: frm, "new": to });
+        status.textContent = T("check.reversed", { old: frm, "new": to });
       } else {
         var fx = null;
         try { fx = AC.fixCode(r, text, { from: frm, to: to, lang: lang }); } catch (err) { fx = null; }   // the findings stand without it

@@ -3,7 +3,7 @@
 
   python atlas_check.py code [--from V] [--to V] [--lang en|zh|ru|id] [--format text|json|sarif] PATH...
   python atlas_check.py env  [--to V] [--lang en|zh|ru|id] [--format text|json] FILE|-
-  python atlas_check.py ckpt [--to V] [--format text|json] FILE...
+  python atlas_check.py ckpt [--to V] [--lang en|zh|ru|id] [--format text|json] FILE...
 
 code: reads Python files (directories are walked; .git, virtualenvs and __pycache__ are left
   out) with the standard library's parser, resolves imports (import torch as th, from torch
@@ -40,6 +40,7 @@ import os
 import re
 import sys
 import tokenize
+import unicodedata
 
 RULES = None
 
@@ -55,6 +56,8 @@ SCHEMA_VERSION = 1
 #: the oldest Python this file runs on (the /check/ page says so)
 MIN_PYTHON = "3.9"
 TOOL = "atlas-check"
+#: the reason a file that is no text is skipped; such a file leaves a run complete
+BINARY = ("check.skip.binary", {})
 EXIT_OK, EXIT_NOTES, EXIT_BREAKS, EXIT_USAGE, EXIT_CRASH, EXIT_INCOMPLETE = 0, 1, 2, 3, 4, 5
 #: the largest file read (a bigger one is skipped, with this reason)
 MAX_BYTES = 5000000
@@ -98,13 +101,67 @@ INT_FUNCS = {"torch." + f for f in ("argmax", "argmin", "argsort", "nonzero", "r
                                     "bucketize", "searchsorted", "multinomial", "count_nonzero")}
 CAST_METHODS = {"to", "type"}
 #: the formats parse_env reads, as the "no known format" message names them
-ENV_FORMATS = ("python -m torch.utils.collect_env", "pip freeze", "pip list", "a requirements file", "nvidia-smi",
-               "nvidia-smi -L", "nvidia-smi -q", "torch's \"with CUDA capability sm_XX\" warning", "sw_vers", "rocminfo",
+ENV_FORMATS = ("python -m torch.utils.collect_env", "pip freeze", "pip list", ("check.cli.format_requirements", {}), "nvidia-smi",
+               "nvidia-smi -L", "nvidia-smi -q", ("check.cli.format_warning", {}), "sw_vers", "rocminfo",
                "rocm-smi", "lspci -nn")
 #: items that judge the build the paste has installed, not the machine (newest_runnable leaves them out)
 BUILD_CHOICES = ("cuda_wheel", "rocm_wheel")
 #: the items of the environment check, in the order they are reported
 ENV_CHECKS = ("python", "nvidia_driver", "gpu_arch", "macos_mps", "rocm_target", "rocm_wheel", "cuda_wheel", "platform")
+
+
+# ------------------------------------------------------------------------------ words
+# Every word the checker prints is a UI string of the site (data/i18n/<lang>.yaml, keys check.*),
+# shipped in the rules (rules["ui"][lang]) with each language's CLDR plural rule (rules["plural"]):
+# a message is (key, {placeholder: value}), worded by say(); a value may be a message itself.
+def msg(key, **args):
+    """A message: the UI string ``key`` with these placeholder values."""
+    return (key, args)
+
+
+def _operand(node, n):
+    """A CLDR plural operand of the count ``n`` (an integer: i = n, no fraction digits)."""
+    op, args = node
+    if op == "value":
+        return args[0]
+    if op == "mod":
+        return _operand(args[0], n) % _operand(args[1], n)
+    return abs(int(n)) if op in ("n", "i") else 0
+
+
+def _holds(node, n):
+    op, args = node
+    if op == "and":
+        return all(_holds(a, n) for a in args)
+    if op == "or":
+        return any(_holds(a, n) for a in args)
+    if op == "not":
+        return not _holds(args[0], n)
+    _method, expr, ranges = args   # relation: in / within a range list
+    v = _operand(expr, n)
+    return any(_operand(lo, n) <= v <= _operand(hi, n) for lo, hi in ranges[1])
+
+
+def plural_category(rule, n):
+    """The CLDR category of the count ``n`` under ``rule`` (Babel's abstract syntax, atlas.plural.abstract)."""
+    return next((cat for cat, cond in rule if _holds(cond, n)), "other")
+
+
+def say(rules, lang, message):
+    """The text of a message in ``lang``: the form of its count ``n`` when the string has plural
+    forms, placeholders filled (a message as a value is worded first); "" for None."""
+    if message is None:
+        return ""
+    if isinstance(message, str):
+        return message
+    if isinstance(message, list):   # values, or messages, one after another
+        return rules["ui"][lang]["check.cli.sep"].join(say(rules, lang, x) for x in message)
+    key, args = message
+    value = rules["ui"][lang][key]
+    if isinstance(value, dict):
+        value = value.get(plural_category(rules["plural"][lang], args.get("n", 0)), value["other"])
+    return re.sub(r"\{(\w+)\}", lambda m: say(rules, lang, args[m.group(1)]) if isinstance(args.get(m.group(1)), (tuple, list))
+                  else str(args[m.group(1)]) if m.group(1) in args else m.group(0), value)
 
 
 # ------------------------------------------------------------------------------ rules
@@ -132,17 +189,17 @@ def vkey(v):
 
 
 def release_of(version, releases):
-    """'2.14.1+cu130' -> ('2.14', note). Older than the oldest known release -> the oldest, with a
-    note; unknown otherwise -> (None, note)."""
+    """'2.14.1+cu130' -> ('2.14', None). Older than the oldest known release -> the oldest, with a
+    note (a message, ``msg``); unknown otherwise -> (None, note)."""
     m = re.match(r"\s*v?(\d+)\.(\d+)", version or "")
     if not m:
-        return None, "not a version: %r" % version
+        return None, msg("check.note.not_version", version=repr(version))
     rel = "%s.%s" % (m.group(1), m.group(2))
     if rel in releases:
-        return rel, ""
+        return rel, None
     if vkey(rel) < vkey(releases[0]):
-        return releases[0], "%s is older than the oldest release known here (%s)" % (version, releases[0])
-    return None, "%s is not a release known here (%s)" % (version, ", ".join(releases))
+        return releases[0], msg("check.note.older", version=version, oldest=releases[0])
+    return None, msg("check.note.unknown_release", version=version, releases=", ".join(releases))
 
 
 def rule_severity(rule, frm, to):
@@ -1019,28 +1076,28 @@ def read_source(path):
     try:
         st = os.stat(path)
     except OSError as exc:
-        return None, "cannot read: %s" % (exc.strerror or exc)
+        return None, msg("check.skip.cannot_read", error=exc.strerror or exc)
     if not stat.S_ISREG(st.st_mode):
-        return None, "not a regular file (a FIFO, device or socket is not opened)"
+        return None, msg("check.skip.not_regular")
     if st.st_size > MAX_BYTES:
-        return None, "larger than %d MB, the limit of one file" % (MAX_BYTES // 1000000)
+        return None, msg("check.skip.too_large", mb=MAX_BYTES // 1000000)
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_BYTES + 1)
     except OSError as exc:
-        return None, "cannot read: %s" % (exc.strerror or exc)
+        return None, msg("check.skip.cannot_read", error=exc.strerror or exc)
     if len(data) > MAX_BYTES:
-        return None, "larger than %d MB, the limit of one file" % (MAX_BYTES // 1000000)
+        return None, msg("check.skip.too_large", mb=MAX_BYTES // 1000000)
     if b"\0" in data:
-        return None, "binary file"
+        return None, BINARY
     try:
         enc, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        return None, "bad encoding declaration: %s" % exc
+        return None, msg("check.skip.bad_encoding", error=exc)
     try:
         text = data.decode(enc)
     except (UnicodeDecodeError, LookupError) as exc:
-        return None, "not %s text: %s" % (enc, exc.__class__.__name__)
+        return None, msg("check.skip.not_text", encoding=enc, error=exc.__class__.__name__)
     if text.startswith("\ufeff"):
         text = text[1:]
     return text, None
@@ -1057,9 +1114,9 @@ def analyze(index, text, path, fixing=False):
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
-        return None, "does not parse: %s (line %s)" % (exc.msg, exc.lineno)
+        return None, msg("check.skip.no_parse_line", error=exc.msg, line=exc.lineno)
     except (ValueError, RecursionError, MemoryError) as exc:
-        return None, "does not parse: %s" % exc.__class__.__name__
+        return None, msg("check.skip.no_parse", error=exc.__class__.__name__)
     if not index.relevant(text):
         return None, None
     a = Analyzer(index, text, path)
@@ -1069,7 +1126,7 @@ def analyze(index, text, path, fixing=False):
     try:
         a.run(tree)
     except RecursionError:
-        return None, "too deeply nested to check"
+        return None, msg("check.skip.too_deep")
     finally:
         sys.setrecursionlimit(limit)
     return a, None
@@ -1142,7 +1199,7 @@ def iter_files(paths, unread=None):
         if os.path.isdir(p):
             def walk_error(exc, top=p):
                 if unread is not None:
-                    unread.append((exc.filename or top, "cannot read the directory: %s" % (exc.strerror or exc)))
+                    unread.append((exc.filename or top, msg("check.skip.cannot_read_dir", error=exc.strerror or exc)))
             for root, dirs, files in os.walk(p, onerror=walk_error):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info")
                                  and not os.path.exists(os.path.join(root, d, "pyvenv.cfg")))
@@ -1227,15 +1284,22 @@ class Notebook:
 
 
 def guard_note(rule):
-    return ("inside a compat guard (a version or feature test): if this branch is there for releases before %s, "
-            "it can go when you drop them" % rule["introduced_in"])
+    return msg("check.note.guard", release=rule["introduced_in"])
 
 
-def finding_dict(path, f, lang, sev):
+def worded(rules, lang, skipped):
+    """Skipped files, each reason (a message) in English (``reason``, as the JSON has always had it)
+    and in ``lang`` (``reason_text``)."""
+    return [{"path": x["path"], "reason": say(rules, "en", x["reason"]), "reason_text": say(rules, lang, x["reason"])}
+            for x in skipped]
+
+
+def finding_dict(rules, path, f, lang, sev):
     line, col, r, api, guarded = f
     return {"path": path, "line": line, "column": col, "change": r["change"], "api": api,
             "severity": "guarded" if guarded else sev, "rule": r["id"], "kind": r["kind"], "title": r["title"][lang],
-            "fix": (r["fix"] or {}).get(lang), "url": r["url"][lang], "guard": guard_note(r) if guarded else None}
+            "fix": (r["fix"] or {}).get(lang), "url": r["url"][lang], "guard": say(rules, "en", guard_note(r)) if guarded else None,
+            "guard_text": say(rules, lang, guard_note(r)) if guarded else None}
 
 
 def printable(name):
@@ -1267,7 +1331,7 @@ def sources(paths, skipped, unread=None):
             try:
                 nb = Notebook(text)
             except (ValueError, TypeError, AttributeError) as exc:
-                text, reason = None, "not a notebook: %s" % exc
+                text, reason = None, msg("check.skip.not_notebook", error=exc)
         if text is None:
             skipped.append({"path": shown, "reason": reason})
             continue
@@ -1285,7 +1349,7 @@ def scan(rules, paths, frm, to, lang):
         try:
             found, reason = check_source(index, text, shown)
         except Exception as exc:   # never a traceback: the file is reported as skipped
-            found, reason = [], "checker error: %s: %s" % (exc.__class__.__name__, exc)
+            found, reason = [], msg("check.skip.checker_error", error="%s: %s" % (exc.__class__.__name__, exc))
         if reason:
             skipped.append({"path": shown, "reason": reason})
         src = source_lines(text)
@@ -1293,7 +1357,7 @@ def scan(rules, paths, frm, to, lang):
         ignored += len(dropped)
         seen, stripped, hashed = {}, {}, {}
         for f in found:
-            d = finding_dict(shown, f, lang, index.severity[f[2]["id"]])
+            d = finding_dict(rules, shown, f, lang, index.severity[f[2]["id"]])
             if f[0] not in stripped:   # once per line: a long line with many findings stays linear
                 stripped[f[0]] = src[f[0] - 1].strip() if 0 < f[0] <= len(src) else ""
             k = (d["rule"], d["api"], stripped[f[0]])
@@ -1303,7 +1367,7 @@ def scan(rules, paths, frm, to, lang):
                 d["cell"], d["line"] = nb.cell_of(f[0])
             findings.append(d)
     skipped += [{"path": printable(os.path.normpath(u).replace(os.sep, "/")), "reason": why} for u, why in unread]
-    return findings, skipped, {"files": files, "lines": lines, "rules": len(index.severity), "ignored": ignored}
+    return findings, worded(rules, lang, skipped), {"files": files, "lines": lines, "rules": len(index.severity), "ignored": ignored}
 
 
 #: text output says a note of these severities once when it fires GROUP_AT times or more, with its
@@ -1427,7 +1491,7 @@ def annotations(findings, skipped, incomplete):
 
 # ------------------------------------------------------------------------------ fixes (--fix, --diff)
 #: why a fix is left to a person; the text output says it with the suggestion
-NEEDS_PERSON = "the safe choice needs a person"
+NEEDS_PERSON = ("check.why.needs_person", {})
 
 
 class Text:
@@ -1466,10 +1530,10 @@ def _unsafe(spec, name, window, keywords=()):
     attributes among them) is not version-safe in some release of ``window``, or None."""
     ok = spec["safe_in"].get(name)
     if ok is None:
-        return "no runtime lock shows %s resolving" % name
+        return msg("check.why.no_lock", name=name)
     miss = [v for v in window if v not in ok]
     if miss:
-        return "%s does not resolve in torch %s" % (name, ", ".join(miss))
+        return msg("check.why.not_resolving", name=name, releases=", ".join(miss))
     for k in keywords:   # a keyword it passes, or a dotted attribute it reads (``torch.Tensor.mH``)
         if "." in k:
             why = _unsafe(spec, k, window)
@@ -1479,7 +1543,7 @@ def _unsafe(spec, name, window, keywords=()):
         acc = spec["accepts"].get(k, [])
         miss = [v for v in window if v not in acc]
         if miss:
-            return "%s(%s=) is not proven in torch %s" % (spec["new"], k, ", ".join(miss))
+            return msg("check.why.not_proven", call="%s(%s=)" % (spec["new"], k), releases=", ".join(miss))
     return None
 
 
@@ -1542,22 +1606,22 @@ def call_edits(tx, spec, call, deco):
             return [], [], None
         if spec["bare"] == "call" and deco:
             return ([("ins", None, "(" + ", ".join(adds[0] + adds[1]) + ")")], _kw_names(adds[1]), None)
-        return None, [], "a bare use (not a call): the arguments it needs cannot be added"
+        return None, [], msg("check.why.bare_use")
     items = sorted(list(call.args) + list(call.keywords), key=lambda n: (n.lineno, n.col_offset))
     starred = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
     if spec["positional"] == "suggest" and call.args:
-        return None, [], "positional arguments would shift"
+        return None, [], msg("check.why.positional_shift")
     if starred and (spec["map"] or adds[0]):
-        return None, [], "*args or **kwargs: the arguments cannot be told apart"
+        return None, [], msg("check.why.starred")
     opener = _open_paren(tx, call)
     if opener is None:
-        return None, [], "the call's parenthesis is not next to its name"
+        return None, [], msg("check.why.paren")
     spans = _arg_spans(tx, call, items, opener)
     span_of = {id(n): sp for n, sp in zip(items, spans)}
     edits, written, drops, reads = [], _kw_names(adds[1]), [], []
     if isinstance(spec["positional"], list) and call.args:   # each positional argument by its old name
         if len(call.args) > len(spec["positional"]):
-            return None, [], "more positional arguments than the old function takes"
+            return None, [], msg("check.why.too_many_positional")
         for a, name in zip(call.args, spec["positional"]):
             edits.append(("at", span_of[id(a)][0], name + "="))
             written.append(name)
@@ -1575,7 +1639,7 @@ def call_edits(tx, spec, call, deco):
             atom = isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)) and "\n" not in src
             act["text"] = act["text"].replace("{value}", src if atom else "(%s)" % src)
         if act is None:
-            return None, [], "%s=%s: only a literal the data knows can be rewritten" % (kw, ast.unparse(node) if hasattr(ast, "unparse") else "...")
+            return None, [], msg("check.why.literal_only", arg="%s=%s" % (kw, ast.unparse(node) if hasattr(ast, "unparse") else "..."))
         if act.get("suffix"):
             edits.append(("at", tx.end(call), act["suffix"]))
             reads.append("torch.Tensor" + act["suffix"])
@@ -1585,7 +1649,7 @@ def call_edits(tx, spec, call, deco):
             edits.append(("span", span_of[id(item)], act["text"]))
             written += _kw_names([act["text"]])
     if len(drops) > 1:
-        return None, [], "more than one argument to drop"
+        return None, [], msg("check.why.drop_many")
     for i in drops:   # the argument and one comma go; a comment between them stays
         if i > 0:
             span = (spans[i - 1][1], spans[i][1])
@@ -1658,30 +1722,30 @@ def import_edits(tx, st, specs_of, window):
     toks = _tokens(tx, st)
     if isinstance(st, ast.ImportFrom):
         if st.level or not st.module:
-            return None, "a relative import"
+            return None, msg("check.why.relative_import")
         kw = next(i for i, t in enumerate(toks) if t[0] == "import")
         mod = [d for d in _dotted_spans(toks[1:kw]) if d[0] == st.module]
         if not mod:
-            return None, "the module's name is split across lines"
+            return None, msg("check.why.split_module")
         parents, unsafe = set(), None
         for a in st.names:
             if a.name == "*":
-                return None, "a star import"
+                return None, msg("check.why.star_import")
             q = st.module + "." + a.name
             got = specs_of(q)
             if got is None:
-                return None, "%s does not move with the others: split the import" % a.name
+                return None, msg("check.why.not_moving", name=a.name)
             t, spec = got
             if spec["apply"] == "never":
                 return None, NEEDS_PERSON
             new = spec["new"] + q[len(t):]
             parent, _, last = new.rpartition(".")
             if last != a.name:
-                return None, "%s is named %s at its new place" % (q, new)
+                return None, msg("check.why.renamed", name=q, new=new)
             unsafe = unsafe or _unsafe(spec, new, window)
             parents.add(parent)
         if len(parents) != 1:
-            return None, "the names move to different modules: split the import"
+            return None, msg("check.why.split_import")
         parent = parents.pop()
         if parent == st.module:
             return [], None   # the names stay where they are (only their calls change)
@@ -1699,7 +1763,7 @@ def import_edits(tx, st, specs_of, window):
         unsafe = unsafe or _unsafe(spec, new, window)
         span = next((d for d in names if d[0] == a.name), None)
         if span is None:
-            return None, "the module's name is split across lines"
+            return None, msg("check.why.split_module")
         edits.append(("span", (span[1], span[2]), new))
     return edits, unsafe
 
@@ -1728,7 +1792,7 @@ def plan_fixes(tx, sites, window):
             try:
                 edits, why = import_edits(tx, st, specs_of, window)
             except (tokenize.TokenError, StopIteration, IndentationError):
-                edits, why = None, "the import statement could not be read"
+                edits, why = None, msg("check.why.import_unreadable")
             by_import[id(st)] = {"edits": edits or [], "ok": edits is not None and why is None, "why": why, "site": s,
                                  "rule": s["rule"], "line": st.lineno}
             units.append(by_import[id(st)])
@@ -1740,7 +1804,7 @@ def plan_fixes(tx, sites, window):
         if s["guard"] or spec is None:
             continue   # guarded: code that already handles both releases
         if s["fstring"]:
-            units.append({"edits": [], "ok": False, "why": "inside an f-string", "site": s, "rule": rule})
+            units.append({"edits": [], "ok": False, "why": msg("check.why.fstring"), "site": s, "rule": rule})
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             import_unit(node, s)
@@ -1762,11 +1826,11 @@ def plan_fixes(tx, sites, window):
             if p is None and s["torch"] and new.startswith("torch."):   # from torch.cuda import amp; amp.X
                 unit["edits"].append(("span", (tx.start(s["chain"][-1][0]), tx.end(node)), new))
             elif p is None:
-                unit.update(ok=False, why="the module it is reached from does not hold %s, and torch is not imported" % new)
+                unit.update(ok=False, why=msg("check.why.not_reached", name=new))
             else:
                 unit["edits"].append(("span", (tx.end(p[0]), tx.end(node)), "." + new[len(p[1]) + 1:]))
         elif q != new:
-            unit.update(ok=False, why="a name bound by an assignment or a star import")
+            unit.update(ok=False, why=msg("check.why.bound_name"))
         if unit["ok"] or unit["why"] == NEEDS_PERSON:
             call = node if isinstance(node, ast.Call) else s["call"]
             ce, written, cwhy = call_edits(tx, spec, call, s["deco"])
@@ -1780,12 +1844,11 @@ def plan_fixes(tx, sites, window):
     for u in units:   # a use that cannot be fixed keeps its import where it is...
         par = u.get("parent")
         if par is not None and not u["ok"] and par["ok"]:
-            par.update(ok=False, why="line %d: %s" % (u["site"]["finding"][0], u["why"]))
+            par.update(ok=False, why=msg("check.why.at_line", line=u["site"]["finding"][0], why=u["why"]))
     for u in units:   # ...and an import that stays keeps every use of it as it is (no half-proposal)
         par = u.get("parent")
         if par is not None and not par["ok"]:
-            u.update(ok=False, edits=[], why=u["why"] if not u["ok"] else "its import (line %d) stays: %s" % (
-                par["line"], par["why"]))
+            u.update(ok=False, edits=[], why=u["why"] if not u["ok"] else msg("check.why.import_stays", line=par["line"], why=par["why"]))
     return units
 
 
@@ -1828,7 +1891,7 @@ def fix_source(index, text, path, window):
         try:
             apply_edits(text, edits + u["edits"])
         except ValueError:
-            u.update(ok=False, why="overlaps another fix")
+            u.update(ok=False, why=msg("check.why.overlaps"))
             continue
         taken.append(u)
         edits += [e for e in u["edits"] if e not in edits]
@@ -1840,7 +1903,7 @@ def fix_source(index, text, path, window):
             if _compiles(apply_edits(text, trial), path):
                 edits, ok = trial, ok + [u]
             else:
-                u.update(ok=False, why="the result would not compile")
+                u.update(ok=False, why=msg("check.why.no_compile"))
         taken, new = ok, apply_edits(text, edits) if edits else text
     applied = {id(u) for u in taken}
     suggested = [u for u in units if id(u) not in applied and not (u["ok"] and not u["edits"])]
@@ -1857,7 +1920,7 @@ def _region(text, tx, edits):
     return first, text[a:b].split("\n"), apply_edits(text[a:b], shifted).split("\n")
 
 
-def unit_dict(path, text, tx, u, lang, nb=None):
+def unit_dict(rules, path, text, tx, u, lang, nb=None):
     site, rule = u["site"], u["rule"]
     d = {"path": path, "line": site["finding"][0], "column": site["finding"][1], "rule": rule["id"],
          "change": rule["change"], "api": site["finding"][3], "title": rule["title"][lang], "url": rule["url"][lang]}
@@ -1866,8 +1929,8 @@ def unit_dict(path, text, tx, u, lang, nb=None):
         d.update(line=first, old=old, new=new)
     if nb is not None:
         d["cell"], d["line"] = nb.cell_of(d["line"])
-    if not u["ok"]:
-        d["why"] = u["why"]
+    if not u["ok"]:   # in English (``why``, as the JSON has always had it) and in ``lang``
+        d["why"], d["why_text"] = say(rules, "en", u["why"]), say(rules, lang, u["why"])
     return d
 
 
@@ -1897,17 +1960,17 @@ def fix_paths(rules, paths, frm, to, lang, write):
             if nb is not None and edits:
                 new = nb.with_edits(edits)
                 if new is None:
-                    skipped.append({"path": shown, "reason": "the notebook's JSON layout cannot be kept: not fixed"})
-                    suggestions += [unit_dict(shown, script, Text(script), u, lang, nb) for u in applied + suggested]
+                    skipped.append({"path": shown, "reason": msg("check.skip.notebook_layout")})
+                    suggestions += [unit_dict(rules, shown, script, Text(script), u, lang, nb) for u in applied + suggested]
                     continue
             elif nb is not None:
                 new = text
         except Exception as exc:   # never a traceback, and never a half-written file
-            skipped.append({"path": shown, "reason": "fixer error: %s: %s" % (exc.__class__.__name__, exc)})
+            skipped.append({"path": shown, "reason": msg("check.skip.fixer_error", error="%s: %s" % (exc.__class__.__name__, exc))})
             continue
         tx = Text(script)
-        fixes += [unit_dict(shown, script, tx, u, lang, nb) for u in applied]
-        suggestions += [unit_dict(shown, script, tx, u, lang, nb) for u in suggested]
+        fixes += [unit_dict(rules, shown, script, tx, u, lang, nb) for u in applied]
+        suggestions += [unit_dict(rules, shown, script, tx, u, lang, nb) for u in suggested]
         if new == text:
             continue
         rel = shown.lstrip("/")
@@ -1920,11 +1983,11 @@ def fix_paths(rules, paths, frm, to, lang, write):
                 f.write(data)
             os.replace(tmp, path)
     text = "".join(x if x.endswith("\n") else x + "\n\\ No newline at end of file\n" for x in diff)
-    return text, fixes, suggestions, skipped
+    return text, fixes, suggestions, worded(rules, lang, skipped)
 
 
-def suggestion_text(sg):
-    out = ["%s: suggestion [%s]: %s" % (place(sg), sg["change"] or sg["api"], sg["why"])]
+def suggestion_text(rules, lang, sg):
+    out = [say(rules, lang, msg("check.cli.suggestion", place=place(sg), id=sg["change"] or sg["api"], why=sg["why_text"]))]
     for o in sg.get("old", ()):
         out.append("    - " + o)
     for n in sg.get("new", ()):
@@ -1938,25 +2001,28 @@ def main_fix(args, rules, frm, to, why, out):
     report what is still found. A fix is written only where it is version-safe for every release
     from --from to --to; the rest are suggestions (exit 1 when --diff has something to show)."""
     diff, fixes, suggestions, skipped = fix_paths(rules, args.paths, frm, to, args.lang, write=args.fix)
+
+    def t(key, **values):
+        return say(rules, args.lang, msg(key, **values))
+    counted = {"fixes": msg("check.cli.fixes", n=len(fixes)), "suggestions": msg("check.cli.suggestions", n=len(suggestions))}
     if args.diff:
         if args.format == "json":
-            out.write(json.dumps({"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "from_reason": why,
+            out.write(json.dumps({"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "from_reason": say(rules, "en", why),
+                                  "from_reason_text": say(rules, args.lang, why),
                                   "diff": diff, "fixes": fixes, "suggestions": suggestions, "skipped": skipped},
                                  ensure_ascii=False, indent=1) + "\n")
         else:
             out.write(diff)
             for sg in suggestions:
-                out.write(suggestion_text(sg))
-            out.write("%d fix%s, %d suggestion%s (not applied)\n" % (
-                len(fixes), "" if len(fixes) == 1 else "es", len(suggestions), "" if len(suggestions) == 1 else "s"))
+                out.write(suggestion_text(rules, args.lang, sg))
+            out.write(t("check.cli.diff_summary", **counted) + "\n")
         return EXIT_NOTES if diff or suggestions else EXIT_OK
     if args.format == "text":
         for f in fixes:
-            out.write("%s: fixed [%s]: %s\n" % (place(f), f["change"] or f["api"], " / ".join(x.strip() for x in f["new"])))
+            out.write(t("check.cli.fixed", place=place(f), id=f["change"] or f["api"], new=" / ".join(x.strip() for x in f["new"])) + "\n")
         for sg in suggestions:
-            out.write(suggestion_text(sg))
-        out.write("%d fix%s applied, %d suggestion%s left; checking again:\n" % (
-            len(fixes), "" if len(fixes) == 1 else "es", len(suggestions), "" if len(suggestions) == 1 else "s"))
+            out.write(suggestion_text(rules, args.lang, sg))
+        out.write(t("check.cli.fix_summary", **counted) + "\n")
     return None
 
 
@@ -2261,20 +2327,23 @@ def nvidia_gpu(name, env, gpus):
     if arch:
         known = [a for a in gpus["arch_ccs"] if arch.split()[0].lower() == a.lower()]
         if known:
-            return {"ccs": gpus["arch_ccs"][known[0]], "arch": known[0], "inferred": "its architecture"}
+            return {"ccs": gpus["arch_ccs"][known[0]], "arch": known[0], "inferred": "arch"}
     w = name_words(name)
     hits = [sr for sr in gpus["series"] for i in range(len(w) - 1)
             if w[i] == sr["word"] and re.fullmatch(sr["number"], w[i + 1])]
     if hits and len({h["series"] for h in hits}) == 1:
-        return {"ccs": hits[0]["ccs"], "arch": hits[0]["arch"], "inferred": "its series"}
+        return {"ccs": hits[0]["ccs"], "arch": hits[0]["arch"], "inferred": "series"}
     return None
 
 
 def gpu_text(name, g):
+    """A GPU as the paste names it, with what the table says of it (a message)."""
     if g is None:
-        return "%s (not in the table)" % name
+        return msg("check.found.gpu_unknown", name=name)
     sm = "/".join("sm_" + c.replace(".", "") for c in g["ccs"])
-    return "%s (%s, %s%s)" % (name, sm, g["arch"], ", inferred from " + g["inferred"] if g["inferred"] else "")
+    if g["inferred"]:
+        return msg("check.found.gpu_inferred", name=name, sms=sm, arch=g["arch"], how=msg("check.found.by_" + g["inferred"]))
+    return msg("check.found.gpu", name=name, sms=sm, arch=g["arch"])
 
 
 def ccv(s):
@@ -2306,8 +2375,8 @@ def newest_runnable(rules, env, lang):
         if not blocked:
             return {"release": v, "unknown": [i["check"] for i in items if i["verdict"] == "unknown" and i["found"]],
                     "blocked_by": after}
-        after = {"release": v, "items": [{"check": i["check"], "found": i["found"], "note": i["note"], "url": i["url"]}
-                                         for i in blocked]}
+        after = {"release": v, "items": [{"check": i["check"], "found": i["found"], "note": i["note"], "url": i["url"],
+                                          "note_text": i["note_text"]} for i in blocked]}
     return {"release": None, "unknown": [], "blocked_by": after}
 
 
@@ -2324,10 +2393,13 @@ def check_env(rules, env, to, lang):
             return rules["release_urls"][to][lang]
         return E["changes"][cid]["url"][lang]
 
-    def item(check, found, verdict, cid=None, note=""):
-        items.append({"check": check, "found": found, "verdict": verdict, "change": cid,
+    def item(check, found, verdict, cid=None, note=None):
+        """One row; ``found`` (a value, or a message) and ``note`` (a message) in English, as the
+        JSON has always had them, and in ``lang`` beside them (``found_text``, ``note_text``)."""
+        items.append({"check": check, "found": say(rules, "en", found) or None, "verdict": verdict, "change": cid,
                       "title": E["changes"][cid]["title"][lang] if cid else None,
-                      "url": change_url(cid), "note": note})
+                      "url": change_url(cid), "note": say(rules, "en", note),
+                      "found_text": say(rules, lang, found) or None, "note_text": say(rules, lang, note)})
 
     def dropped_in(key, value):
         for v in upto:
@@ -2340,9 +2412,9 @@ def check_env(rules, env, to, lang):
     # python
     py = env["python"]
     if not py:
-        item("python", None, "unknown", note="no Python version in the paste")
+        item("python", None, "unknown", note=msg("check.note.no_python"))
     elif not facts["python_min"] or not facts["python_max"]:
-        item("python", py, "unknown", note="the atlas has no Python range for %s" % to)
+        item("python", py, "unknown", note=msg("check.note.no_python_range", release=to))
     else:
         xy = ".".join(py.split(".")[:2])
         shown = py + ("t" if env["free_threaded"] else "")
@@ -2352,34 +2424,34 @@ def check_env(rules, env, to, lang):
                             and E["releases"][v]["links"].get("python_min")
                             and ccv(xy) < ccv(E["releases"][v]["python_min"])), None)
             item("python", shown, "blocked", dropped or links.get("python_min"),
-                 "%s needs Python %s or newer" % (to, facts["python_min"]))
+                 msg("check.note.python_min", release=to, version=facts["python_min"]))
         elif ccv(xy) > ccv(facts["python_max"]):
-            item("python", shown, "blocked", links.get("python_max"), "%s has wheels up to Python %s" % (to, facts["python_max"]))
+            item("python", shown, "blocked", links.get("python_max"), msg("check.note.python_max", release=to, version=facts["python_max"]))
         elif env["free_threaded"] and facts["python_free_threaded"] is not None and xy + "t" not in facts["python_free_threaded"]:
-            item("python", shown, "blocked", links.get("python_min"), "no free-threaded wheel for %st" % xy)
+            item("python", shown, "blocked", links.get("python_min"), msg("check.note.no_free_threaded", version=xy + "t"))
         else:
             item("python", shown, "ok", links.get("python_min"))
     # NVIDIA driver
     drv = env["driver"]
     if not drv:
-        item("nvidia_driver", None, "unknown", note="no NVIDIA driver version in the paste")
+        item("nvidia_driver", None, "unknown", note=msg("check.note.no_driver"))
     elif facts["nvidia_min_driver"] is None:
-        item("nvidia_driver", drv, "unknown", note="the atlas has no driver requirement for %s" % to)
+        item("nvidia_driver", drv, "unknown", note=msg("check.note.no_driver_req", release=to))
     elif driver_version(drv)[0] is None:
-        item("nvidia_driver", drv, "unknown", note="the driver version in the paste is unreadable")
+        item("nvidia_driver", drv, "unknown", note=msg("check.note.driver_unreadable"))
     else:
         major, shown = driver_version(drv)
         verdict = "ok" if major >= int(facts["nvidia_min_driver"]) else "blocked"
         item("nvidia_driver", shown if shown == drv else "%s (%s)" % (shown, drv), verdict, links.get("nvidia_min_driver"),
-             "" if verdict == "ok" else "%s needs driver %s or newer" % (to, facts["nvidia_min_driver"]))
+             None if verdict == "ok" else msg("check.note.driver_min", release=to, version=facts["nvidia_min_driver"]))
     # NVIDIA GPU architecture: a GPU is judged when every compute capability it may have (one,
     # or a series' several) gets the same verdict
     gpus = env["gpus"]
     if not gpus:
-        item("gpu_arch", None, "unknown", note="no NVIDIA GPU model in the paste")
+        item("gpu_arch", None, "unknown", note=msg("check.note.no_gpu"))
     else:
         rows = [(g, nvidia_gpu(g, env, E["gpus"])) for g in gpus]
-        found = ", ".join(gpu_text(g, r) for g, r in rows)
+        found = [gpu_text(g, r) for g, r in rows]
         archs = facts.get("nvidia_archs")
 
         def judge(runs, blocked, mixed):
@@ -2389,7 +2461,7 @@ def check_env(rules, env, to, lang):
             if low:
                 item("gpu_arch", found, "blocked", links.get("nvidia_min_arch"), blocked(low[0]))
             elif any(r is None for _, r in rows):
-                item("gpu_arch", found, "unknown", note="a GPU model is not in the table")
+                item("gpu_arch", found, "unknown", note=msg("check.note.gpu_not_in_table"))
             elif any(not all(runs(c) for c in r["ccs"]) for _, r in rows):
                 item("gpu_arch", found, "unknown", note=mixed)
             else:
@@ -2399,26 +2471,25 @@ def check_env(rules, env, to, lang):
             # the GPU code the wheel holds (torch.cuda.get_arch_list()): a GPU runs code built for
             # its own major version and an equal or lower minor (sm_60 code runs on sm_61)
             judge(lambda c: gpu_runs(c, archs),
-                  lambda r: "the default wheel of %s holds GPU code for %s, none that runs on %s"
-                  % (to, " ".join(archs), "/".join("sm_" + c.replace(".", "") for c in r["ccs"])),
-                  "the default wheel of %s runs on some GPUs of this series, not on others" % to)
+                  lambda r: msg("check.note.wheel_archs", release=to, archs=" ".join(archs),
+                                sms="/".join("sm_" + c.replace(".", "") for c in r["ccs"])),
+                  msg("check.note.wheel_archs_mixed", release=to))
         elif facts["nvidia_min_cc"] is None:
-            item("gpu_arch", found, "unknown", note="the atlas has no GPU requirement for %s" % to)
+            item("gpu_arch", found, "unknown", note=msg("check.note.no_gpu_req", release=to))
         else:
             judge(lambda c: ccv(c) >= ccv(facts["nvidia_min_cc"]),
-                  lambda r: "%s needs %s or newer" % (to, facts["nvidia_min_arch"]),
-                  "%s needs %s or newer, which some GPUs of this series are and others are not"
-                  % (to, facts["nvidia_min_arch"]))
+                  lambda r: msg("check.note.arch_min", release=to, arch=facts["nvidia_min_arch"]),
+                  msg("check.note.arch_min_mixed", release=to, arch=facts["nvidia_min_arch"]))
     # macOS for MPS
     mac = env["macos"]
     if not mac:
-        item("macos_mps", None, "unknown", note="no macOS version in the paste")
+        item("macos_mps", None, "unknown", note=msg("check.note.no_macos"))
     elif facts["macos_min_mps"] is None:
-        item("macos_mps", mac, "unknown", note="the atlas has no macOS requirement for %s" % to)
+        item("macos_mps", mac, "unknown", note=msg("check.note.no_macos_req", release=to))
     else:
         ok = int(mac.split(".")[0]) >= int(str(facts["macos_min_mps"]).split(".")[0])
         item("macos_mps", mac, "ok" if ok else "blocked", links.get("macos_min_mps"),
-             "" if ok else "%s needs macOS %s or newer for MPS" % (to, facts["macos_min_mps"]))
+             None if ok else msg("check.note.macos_min", release=to, version=facts["macos_min_mps"]))
     # ROCm gfx target
     gfx = list(env["gfx"])
     for n in env["amd_names"]:
@@ -2431,23 +2502,24 @@ def check_env(rules, env, to, lang):
     gfx = list(dict.fromkeys(gfx))
     if not gfx:
         unknown_names = env["amd_names"] or env["amd_pci"]
-        item("rocm_target", ", ".join(env["amd_names"] + ["PCI device " + d for d in env["amd_pci"]]) or None, "unknown",
-             note="an AMD GPU model is not in the table" if unknown_names else "no AMD GPU target in the paste")
+        item("rocm_target", env["amd_names"] + [msg("check.found.pci", id=d) for d in env["amd_pci"]]
+             if unknown_names else None, "unknown",
+             note=msg("check.note.amd_not_in_table") if unknown_names else msg("check.note.no_amd"))
     elif not any(E["releases"][v].get("rocm_wheels") or E["releases"][v].get("rocm_dropped_targets") for v in upto if v == to):
-        item("rocm_target", ", ".join(gfx), "unknown", note="the atlas has no ROCm facts for %s" % to)
+        item("rocm_target", ", ".join(gfx), "unknown", note=msg("check.note.no_rocm_facts", release=to))
     else:
         hit = [(g, dropped_in("rocm_dropped_targets", g)) for g in gfx]
         bad = [(g, c) for g, c in hit if c is not False]
         if bad:
-            item("rocm_target", ", ".join(gfx), "blocked", bad[0][1] or None, "%s kernels are no longer built" % bad[0][0])
+            item("rocm_target", ", ".join(gfx), "blocked", bad[0][1] or None, msg("check.note.gfx_dropped", target=bad[0][0]))
         else:
             item("rocm_target", ", ".join(gfx), "ok", links.get("rocm_dropped_targets"))
     # ROCm wheel
     rocm = env["rocm"]
     if not rocm:
-        item("rocm_wheel", None, "unknown", note="no ROCm version in the paste")
+        item("rocm_wheel", None, "unknown", note=msg("check.note.no_rocm"))
     elif facts["rocm_wheels"] is None:
-        item("rocm_wheel", rocm, "unknown", note="the atlas has no ROCm wheels for %s" % to)
+        item("rocm_wheel", rocm, "unknown", note=msg("check.note.no_rocm_wheels", release=to))
     else:
         xy = ".".join(re.findall(r"\d+", rocm)[:2])
         if xy in [str(x) for x in facts["rocm_wheels"]]:
@@ -2455,18 +2527,18 @@ def check_env(rules, env, to, lang):
         else:
             c = dropped_in("rocm_dropped_wheels", xy)
             item("rocm_wheel", rocm, "blocked", c or links.get("rocm_wheels"),
-                 "%s ships ROCm %s wheels" % (to, ", ".join(str(x) for x in facts["rocm_wheels"])))
+                 msg("check.note.rocm_wheels", release=to, versions=", ".join(str(x) for x in facts["rocm_wheels"])))
     # CUDA wheel
     cuda = env["cuda"]
     if not cuda:
-        item("cuda_wheel", None, "unknown", note="no CUDA build in the paste")
+        item("cuda_wheel", None, "unknown", note=msg("check.note.no_cuda"))
     elif facts["cuda_wheels"] is None:
         xy = ".".join(re.findall(r"\d+", cuda)[:2])
         c = dropped_in("cuda_ended", xy)
         if c is not False:   # a release on the way ended this CUDA build
-            item("cuda_wheel", cuda, "blocked", c, "no CUDA %s build of %s" % (xy, to))
+            item("cuda_wheel", cuda, "blocked", c, msg("check.note.cuda_ended", version=xy, release=to))
         else:
-            item("cuda_wheel", cuda, "unknown", note="the atlas has no CUDA wheels for %s" % to)
+            item("cuda_wheel", cuda, "unknown", note=msg("check.note.no_cuda_wheels", release=to))
     else:
         xy = ".".join(re.findall(r"\d+", cuda)[:2])
         if xy in facts["cuda_wheels"]:   # the default wheel's change, or the other wheels' (not the default's)
@@ -2475,7 +2547,7 @@ def check_env(rules, env, to, lang):
         else:
             c = dropped_in("cuda_dropped_wheels", "cu" + xy.replace(".", ""))
             item("cuda_wheel", cuda, "blocked", c or links.get("cuda_default_wheel"),
-                 "%s ships CUDA %s wheels" % (to, ", ".join(facts["cuda_wheels"])))
+                 msg("check.note.cuda_wheels", release=to, versions=", ".join(facts["cuda_wheels"])))
     # the platform: a wheel on PyPI for this OS and processor at all (the registry's file list), and
     # the oldest glibc or macOS that wheel installs on. Reported only when the paste names the OS
     # and processor (collect_env's "OS:" line).
@@ -2488,8 +2560,8 @@ def check_env(rules, env, to, lang):
     if fam and wheels:
         if fam not in wheels:
             last = next((v for v in reversed(upto) if fam in (E["releases"][v].get("wheels") or {})), None)
-            item("platform", label, "blocked", cid, "no wheel for this platform on PyPI" +
-                 (": %s is the last release with one" % last if last else ""))
+            item("platform", label, "blocked", cid,
+                 msg("check.note.no_platform_wheel_last", release=last) if last else msg("check.note.no_platform_wheel"))
         else:
             floors = wheels[fam]
             xy = ".".join(env["python"].split(".")[:2]) + ("t" if env["free_threaded"] else "") if env["python"] else None
@@ -2499,13 +2571,13 @@ def check_env(rules, env, to, lang):
             if not need or what is None:
                 item("platform", label, "ok", cid)
             elif not have:
-                item("platform", label, "unknown", cid, "no %s version in the paste" % what)
+                item("platform", label, "unknown", cid, msg("check.note.no_os_version", what=what))
             else:
                 ok = ccv(have) >= ccv(need)
                 item("platform", "%s, %s %s" % (label, what, have), "ok" if ok else "blocked", cid,
-                     "" if ok else "the wheel of %s needs %s %s or newer" % (to, what, need))
+                     None if ok else msg("check.note.platform_min", release=to, what=what, version=need))
     elif fam:
-        item("platform", label, "unknown", note="the atlas has not read which platforms %s has wheels for" % to)
+        item("platform", label, "unknown", note=msg("check.note.platforms_unread", release=to))
     shown = applies(env)
     return [i for i in items if i["check"] in shown]
 
@@ -2567,7 +2639,7 @@ _INT_OPS = {"INT", "BININT", "BININT1", "BININT2", "LONG", "LONG1", "LONG4"}
 
 
 class CkptError(Exception):
-    """A file that cannot be read as a checkpoint; the message says why, for a person."""
+    """A file that cannot be read as a checkpoint; its message (``msg``, args[0]) says why, for a person."""
 
 
 class _Mark:
@@ -2586,7 +2658,7 @@ class _Capped:
     def _take(self, data):
         self.left -= len(data)
         if self.left < 0:
-            raise CkptError("its pickle is larger than %d MB: not read" % (CKPT_MAX_PICKLE // 2 ** 20))
+            raise CkptError(msg("check.ckpt.err.pickle_large", mb=CKPT_MAX_PICKLE // 2 ** 20))
         return data
 
     def read(self, n=-1):
@@ -2624,7 +2696,7 @@ def pickle_globals(f, fix_imports=True):
                 while stack and stack[-1] is not _MARK:
                     stack.pop()
                 if not stack:
-                    raise CkptError("not a pickle, or a damaged one: %s without a MARK" % op.name)
+                    raise CkptError(msg("check.ckpt.err.damaged", detail=msg("check.ckpt.err.no_mark", op=op.name)))
                 stack.pop()
                 marks -= 1
                 n = len(before) - 2 if before and before[-1] is pickletools.stackslice else 0
@@ -2632,11 +2704,11 @@ def pickle_globals(f, fix_imports=True):
                 n = len(before)
             if op.name in _PUT_OPS or op.name == "MEMOIZE":
                 if not stack:
-                    raise CkptError("not a pickle, or a damaged one: %s on an empty stack" % op.name)
+                    raise CkptError(msg("check.ckpt.err.damaged", detail=msg("check.ckpt.err.empty_stack", op=op.name)))
                 memo[len(memo) if op.name == "MEMOIZE" else arg] = stack[-1]
                 continue
             if len(stack) < n:
-                raise CkptError("not a pickle, or a damaged one: %s needs %d items, the stack has %d" % (op.name, n, len(stack)))
+                raise CkptError(msg("check.ckpt.err.damaged", detail=msg("check.ckpt.err.short_stack", op=op.name, need=n, n=len(stack))))
             taken = stack[len(stack) - n:] if n else []
             del stack[len(stack) - n:]
             if op.name == "GLOBAL":
@@ -2644,7 +2716,7 @@ def pickle_globals(f, fix_imports=True):
                 name(module, attr)
             elif op.name == "STACK_GLOBAL":
                 if not all(isinstance(x, str) for x in taken):
-                    raise CkptError("a pickle whose STACK_GLOBAL does not name its module and name in strings")
+                    raise CkptError(msg("check.ckpt.err.stack_global"))
                 name(taken[0], taken[1])
             elif op.name in ("BINPERSID", "PERSID"):
                 pids += 1
@@ -2657,22 +2729,22 @@ def pickle_globals(f, fix_imports=True):
                     marks += 1
                 elif op.name in _GET_OPS:
                     if arg not in memo:
-                        raise CkptError("not a pickle, or a damaged one: %s of memo %r, never stored" % (op.name, arg))
+                        raise CkptError(msg("check.ckpt.err.damaged", detail=msg("check.ckpt.err.memo", op=op.name, memo=repr(arg))))
                     stack.append(memo[arg])
                 elif op.name in _STRING_OPS or op.name in _INT_OPS:
                     stack.append(arg.decode("latin-1") if isinstance(arg, bytes) else arg)
                 else:
                     stack.append(None)
             if marks > CKPT_MAX_DEPTH or len(stack) > CKPT_MAX_STACK:
-                raise CkptError("nested deeper than %d levels: not a checkpoint torch.save writes" % CKPT_MAX_DEPTH)
+                raise CkptError(msg("check.ckpt.err.deep", levels=CKPT_MAX_DEPTH))
     except CkptError:
         raise
     except (ValueError, EOFError, UnicodeDecodeError, OverflowError) as exc:
-        msg = str(exc)
-        if "exhausted" in msg or isinstance(exc, EOFError) or "remain" in msg or "not enough data" in msg:
-            raise CkptError("truncated: the pickle ends before its STOP (%s)" % msg) from None
-        raise CkptError("not a pickle, or a damaged one: %s" % msg) from None
-    raise CkptError("truncated: the pickle ends before its STOP")
+        why = str(exc)
+        if "exhausted" in why or isinstance(exc, EOFError) or "remain" in why or "not enough data" in why:
+            raise CkptError(msg("check.ckpt.err.truncated_why", error=why)) from None
+        raise CkptError(msg("check.ckpt.err.damaged", detail=msg("check.ckpt.err.quoted", error=why))) from None
+    raise CkptError(msg("check.ckpt.err.truncated"))
 
 
 def _zip_records(z, prefix):
@@ -2701,7 +2773,7 @@ def read_checkpoint(path):
     with open(path, "rb") as f:
         head = f.read(4)
         if not head:
-            raise CkptError("an empty file")
+            raise CkptError(msg("check.ckpt.err.empty"))
         f.seek(0)
         is_zip = head == b"PK\x03\x04" or zipfile.is_zipfile(f)
         f.seek(0)
@@ -2709,28 +2781,26 @@ def read_checkpoint(path):
             try:
                 z = zipfile.ZipFile(f)
             except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-                raise CkptError("a damaged or truncated zip archive (%s)" % exc) from None
+                raise CkptError(msg("check.ckpt.err.zip", error=str(exc))) from None
             with z:
                 pkls = [i for i in z.infolist() if i.filename.endswith("data.pkl") and i.filename.count("/") == 1]
                 if not pkls:
-                    what = ("a TorchScript archive (torch.jit.save; torch.load hands it to torch.jit.load)"
-                            if any(n.endswith("/constants.pkl") for n in z.namelist()) else "a zip archive")
-                    raise CkptError("%s without <folder>/data.pkl: not a torch.save checkpoint" % what)
+                    script = any(n.endswith("/constants.pkl") for n in z.namelist())
+                    raise CkptError(msg("check.ckpt.err.no_data_pkl", what=msg("check.ckpt.err.torchscript" if script else "check.ckpt.err.a_zip")))
                 if len(pkls) > 1:
-                    raise CkptError("a zip archive with %d data.pkl members: not one torch.save checkpoint" % len(pkls))
+                    raise CkptError(msg("check.ckpt.err.many_pkl", n=len(pkls)))
                 info = pkls[0]
                 if info.file_size > CKPT_MAX_PICKLE:
-                    raise CkptError("its data.pkl is %d bytes, more than %d MB: not read" % (info.file_size, CKPT_MAX_PICKLE // 2 ** 20))
+                    raise CkptError(msg("check.ckpt.err.pkl_large", bytes=info.file_size, mb=CKPT_MAX_PICKLE // 2 ** 20))
                 if info.compress_type != zipfile.ZIP_STORED and info.file_size > CKPT_MAX_RATIO * max(info.compress_size, 1):
-                    raise CkptError("its data.pkl would expand %d times (a zip bomb?): not read"
-                                    % (info.file_size // max(info.compress_size, 1)))
+                    raise CkptError(msg("check.ckpt.err.bomb", times=info.file_size // max(info.compress_size, 1)))
                 try:
                     with z.open(info) as m:
                         data = m.read(CKPT_MAX_PICKLE + 1)
                 except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
-                    raise CkptError("a damaged or truncated zip archive: %s cannot be read (%s)" % (info.filename, exc)) from None
+                    raise CkptError(msg("check.ckpt.err.zip_member", member=info.filename, error=str(exc))) from None
                 if len(data) > CKPT_MAX_PICKLE:
-                    raise CkptError("its data.pkl expands past %d MB (a zip bomb?): not read" % (CKPT_MAX_PICKLE // 2 ** 20))
+                    raise CkptError(msg("check.ckpt.err.expands", mb=CKPT_MAX_PICKLE // 2 ** 20))
                 prefix = info.filename[:-len("data.pkl")]
                 got = pickle_globals(io.BytesIO(data))
                 got.update(format="zip", records=_zip_records(z, prefix), storages=got["persistent_ids"])
@@ -2780,16 +2850,16 @@ def _ranges(rels, order):
 
 
 def written_by(info, table, order):
-    """Which known releases write an archive with exactly these records, or None (not recorded)."""
+    """Which known releases write an archive with exactly these records, or None (not recorded);
+    ``text`` is a message."""
     if info["format"] != "zip":
-        return {"releases": [], "text": "not recorded (the %s format records no torch release)" % info["format"]}
+        return {"releases": [], "text": msg("check.ckpt.by_format", format=info["format"])}
     have = {"%s=%s" % kv for kv in info["records"].items()}
     rels = [r for r in order if r in table and table[r]["writes"] == have]
     if not rels:
-        return {"releases": [], "text": "not recorded: its records (%s) match no release known here"
-                % (", ".join(sorted(have)) or "none")}
-    return {"releases": rels, "text": "torch %s, by its records (%s); among the releases known here (from %s)"
-            % (_ranges(rels, order), ", ".join(sorted(have)), order[0])}
+        return {"releases": [], "text": msg("check.ckpt.by_none", records=", ".join(sorted(have)) or msg("check.ckpt.none"))}
+    return {"releases": rels, "text": msg("check.ckpt.by_records", releases=_ranges(rels, order), records=", ".join(sorted(have)),
+                                          oldest=order[0])}
 
 
 def safe_globals_code(names, context=False):
@@ -2826,40 +2896,42 @@ def ckpt_verdict(info, rel, t):
     out = {"to": rel, "wheel": t["wheel"], "default_weights_only": t["default_weights_only"], "weights_only": wo,
            "fix": None, "context": None}
     if info["format"] == "pickle":
-        named = (" (%s)" % ", ".join(blocked)) if blocked else ""
-        out.update(verdict="not-loadable", why="a plain pickle, not torch.save's format: torch.load reads only "
-                   "torch.save's files (it fails either way); pickle.load would import and run what it names%s, "
-                   "so only for a file you trust" % named)
+        out.update(verdict="not-loadable", why=msg("check.ckpt.why.pickle_named", globals=", ".join(blocked)) if blocked
+                   else msg("check.ckpt.why.pickle"))
         return out
     if blocked and not ops and not forbidden and t["add_safe_globals"]:
         out["fix"] = safe_globals_code(blocked)
         if t["safe_globals"]:
             out["context"] = safe_globals_code(blocked, context=True)
     if not t["default_weights_only"]:
-        out.update(verdict="loads", why="torch.load's default in %s is weights_only=False: it unpickles anything "
-                   "(trusted files only); with weights_only=True, torch.load %s" % (rel, _wo_text(wo)))
+        out.update(verdict="loads", why=msg("check.ckpt.why.unsafe_default", release=rel, wo=_wo_text(wo)))
     elif wo["loads"]:
-        out.update(verdict="loads", why="loads with the defaults of %s (weights_only=True): every global is allowed" % rel)
+        out.update(verdict="loads", why=msg("check.ckpt.why.loads", release=rel))
     else:
-        out.update(verdict="blocked", why="with the defaults of %s (weights_only=True), torch.load %s" % (rel, _wo_text(wo)))
+        out.update(verdict="blocked", why=msg("check.ckpt.why.blocked", release=rel, wo=_wo_text(wo)))
     return out
 
 
 def _wo_text(wo):
+    """What torch.load with weights_only=True does with the file: a message."""
     if wo["loads"]:
-        return "loads it too (every global it names is allowed)"
+        return msg("check.ckpt.wo.loads")
     parts = []
     if wo["blocked_by"]:
-        parts.append("refuses it, blocked by: " + ", ".join(wo["blocked_by"]))
+        parts.append(msg("check.ckpt.wo.blocked_by", globals=", ".join(wo["blocked_by"])))
     if wo["not_allowable"]:
-        parts.append("of which %s cannot be allowed (its module is blocked)" % ", ".join(wo["not_allowable"]))
+        parts.append(msg("check.ckpt.wo.not_allowable", globals=", ".join(wo["not_allowable"])))
     if wo["opcodes"]:
-        parts.append("refuses the pickle opcodes its unpickler does not read: " + ", ".join(wo["opcodes"]))
-    return "; ".join(parts)
+        parts.append(msg("check.ckpt.wo.opcodes", opcodes=", ".join(wo["opcodes"])))
+    out = parts[-1]
+    for part in reversed(parts[:-1]):
+        out = msg("check.ckpt.wo.then", first=part, rest=out)
+    return out
 
 
-def check_ckpt(rules, paths, to):
-    """Each file judged for release ``to``: a list of dicts (``error`` set for an unreadable one)."""
+def check_ckpt(rules, paths, to, lang="en"):
+    """Each file judged for release ``to``: a list of dicts (``error`` set for an unreadable one); every
+    sentence in English (``error``, ``why``, ``written_by.text``) and in ``lang`` beside it (``*_text``)."""
     table, order = ckpt_releases(rules), rules["releases"]
     reports = []
     for path in paths:
@@ -2867,17 +2939,21 @@ def check_ckpt(rules, paths, to):
         try:
             info = read_checkpoint(path)
         except CkptError as exc:
-            r["error"] = str(exc)
+            r["error"] = exc.args[0]
         except OSError as exc:
-            r["error"] = "cannot read: %s" % (exc.strerror or exc)
+            r["error"] = msg("check.skip.cannot_read", error=exc.strerror or exc)
         except RecursionError:
-            r["error"] = "nested too deeply to read"
+            r["error"] = msg("check.ckpt.err.recursion")
         if r["error"]:
+            r["error"], r["error_text"] = say(rules, "en", r["error"]), say(rules, lang, r["error"])
             reports.append(r)
             continue
+        by = written_by(info, table, order)
         r.update(format=info["format"], protocol=info["protocol"], storages=info["storages"],
-                 globals=info["globals"], written_by=written_by(info, table, order))
+                 globals=info["globals"], written_by=dict(by, text=say(rules, "en", by["text"])),
+                 written_by_text=say(rules, lang, by["text"]))
         r.update(ckpt_verdict(info, to, table[to]))
+        r["why"], r["why_text"] = say(rules, "en", r["why"]), say(rules, lang, r["why"])
         reports.append(r)
     return reports
 
@@ -2892,7 +2968,7 @@ def main_ckpt(args, rules, parser, out):
     for p in args.files:
         if not os.path.isfile(p):
             parser.error(("not a file (a directory): %s" if os.path.isdir(p) else "no such file: %s") % p)
-    reports = check_ckpt(rules, args.files, to)
+    reports = check_ckpt(rules, args.files, to, args.lang)
     if any(r["error"] for r in reports):
         code = EXIT_INCOMPLETE
     elif any(r["verdict"] != "loads" for r in reports):
@@ -2903,30 +2979,35 @@ def main_ckpt(args, rules, parser, out):
         out.write(json.dumps({"schema_version": SCHEMA_VERSION, "to": to, "wheel": table[to]["wheel"],
                               "files": reports}, ensure_ascii=False, indent=1) + "\n")
         return code
-    out.write("%s ckpt: torch %s (allow-list of the %s wheel)\n" % (TOOL, to, table[to]["wheel"]))
+
+    def t(key, **values):
+        return say(rules, args.lang, msg(key, **values))
+    out.write(t("check.ckpt.header", tool=TOOL + " ckpt", release=to, wheel=table[to]["wheel"]) + "\n")
     for r in reports:
+        path = printable(r["path"])
         if r["error"]:
-            out.write("%s: unreadable: %s\n" % (printable(r["path"]), r["error"]))
+            out.write(t("check.ckpt.unreadable", path=path, error=r["error_text"]) + "\n")
             continue
-        out.write("%s: %s: %s\n" % (printable(r["path"]), r["verdict"], r["why"]))
-        out.write("    format: %s, pickle protocol %s, %d storage%s; written by: %s\n" % (
-            r["format"], r["protocol"], r["storages"], "" if r["storages"] == 1 else "s", r["written_by"]["text"]))
-        out.write("    globals: %s\n" % (", ".join(r["globals"]) or "none"))
+        out.write(t("check.ckpt.file", path=path, verdict=msg("check.ckpt.verdict." + r["verdict"]), why=r["why_text"]) + "\n")
+        out.write("    %s\n" % t("check.ckpt.format", format=r["format"], protocol=r["protocol"], n=r["storages"],
+                                  written=r["written_by_text"]))
+        out.write("    %s\n" % t("check.ckpt.globals", globals=", ".join(r["globals"]) or msg("check.ckpt.none")))
         wo = r["weights_only"]
         if wo["blocked_by"] and not r["fix"] and r["format"] != "pickle":
-            out.write("    weights_only=True cannot be told to allow %s in %s%s\n" % (
-                ", ".join(wo["not_allowable"] or wo["blocked_by"]), r["to"],
-                ": its module is blocked" if wo["not_allowable"] else
-                " (add_safe_globals comes with 2.4)" if not table[r["to"]]["add_safe_globals"] else ""))
+            names = ", ".join(wo["not_allowable"] or wo["blocked_by"])
+            key = ("check.ckpt.cannot_allow_module" if wo["not_allowable"] else
+                   "check.ckpt.cannot_allow_old" if not table[r["to"]]["add_safe_globals"] else "check.ckpt.cannot_allow")
+            since = next((v for v in rules["releases"] if (table.get(v) or {}).get("add_safe_globals")), "?")
+            out.write("    %s\n" % t(key, globals=names, release=r["to"], since=since))
         if r["fix"]:
-            out.write("    to load it with weights_only=True (only if you trust the file):\n")
+            out.write("    %s\n" % t("check.ckpt.to_load"))
             out.write("".join("        %s\n" % line for line in r["fix"].split("\n")))
             if r["context"]:
-                out.write("    or, for one load:\n" + "".join("        %s\n" % line for line in r["context"].split("\n")))
-    n_bad = sum(1 for r in reports if r["error"])
-    out.write("%d file%s: %d load, %d do not, %d unreadable\n" % (
-        len(reports), "" if len(reports) == 1 else "s", sum(1 for r in reports if not r["error"] and r["verdict"] == "loads"),
-        sum(1 for r in reports if not r["error"] and r["verdict"] != "loads"), n_bad))
+                out.write("    %s\n" % t("check.ckpt.for_one_load") + "".join("        %s\n" % line for line in r["context"].split("\n")))
+    out.write(t("check.ckpt.summary", files=msg("check.ckpt.files", n=len(reports)),
+                load=sum(1 for r in reports if not r["error"] and r["verdict"] == "loads"),
+                fail=sum(1 for r in reports if not r["error"] and r["verdict"] != "loads"),
+                bad=sum(1 for r in reports if r["error"])) + "\n")
     return code
 
 
@@ -2980,6 +3061,7 @@ def _parser():
                               "error; 5 a file could not be read.")
     k.add_argument("--to", help="torch version you load with (default: the latest release)")
     k.add_argument("--format", default="text", choices=["text", "json"])
+    k.add_argument("--lang", default="en", choices=["en", "zh", "ru", "id"])
     k.add_argument("--rules", dest="rules_sub", help=argparse.SUPPRESS)
     k.add_argument("files", nargs="+", metavar="FILE")
     return p
@@ -2991,7 +3073,7 @@ def _target(rules, to, parser):
         return releases[-1]
     rel, note = release_of(to, releases)
     if rel is None or note:
-        parser.error("--to: " + note)
+        parser.error("--to: " + say(rules, "en", note))
     return rel
 
 
@@ -3001,17 +3083,19 @@ def main_code(args, rules, parser, out):
     if args.frm:
         frm, note = release_of(args.frm, releases)
         if frm is None:
-            parser.error("--from: " + note)
-        why = "--from %s" % args.frm + ("; " + note if note else "")
+            parser.error("--from: " + say(rules, "en", note))
+        why = msg("check.cli.from_option", version=args.frm)
     else:
         pin, where = find_pin(args.paths)
         if pin:
             frm, note = release_of(pin, releases)
             if frm is None:   # pinned to a release newer than the rules know
                 frm, note = to, note
-            why = "pinned: " + where + ("; " + note if note else "")
+            why = msg("check.cli.from_pin", where=where)
         else:
-            frm, why = releases[0], "no torch pin found; the oldest release known here"
+            frm, why, note = releases[0], msg("check.cli.from_oldest"), None
+    if note:
+        why = msg("check.cli.from_note", why=why, note=note)
     for p in args.paths:
         if not os.path.exists(p):
             parser.error("no such file or directory: %s" % p)
@@ -3033,7 +3117,8 @@ def main_code(args, rules, parser, out):
     if stats["incomplete"]:
         code = EXIT_INCOMPLETE
     if args.format == "json":
-        out.write(json.dumps({"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "from_reason": why,
+        out.write(json.dumps({"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "from_reason": say(rules, "en", why),
+                              "from_reason_text": say(rules, args.lang, why),
                               "findings": findings, "skipped": skipped, "stats": stats},
                              ensure_ascii=False, indent=1) + "\n")
     elif args.format == "sarif":
@@ -3042,44 +3127,55 @@ def main_code(args, rules, parser, out):
     elif args.format == "github":
         out.write(annotations(findings, skipped, incomplete))
     else:
-        out.write("%s: torch %s -> %s (from: %s)\n" % (TOOL, frm, to, why))
-        if vkey(frm) >= vkey(to):
-            out.write("nothing to compare: %s is not older than %s\n" % (frm, to))
-        groups = {}   # by change, so torch.clamp, .clamp() and .clamp_() are one note
-        for f in findings:
-            if f["severity"] in GROUPED:
-                groups.setdefault((f["change"] or f["rule"], f["severity"]), []).append(f)
-        for f in findings:
-            group = groups.get((f["change"] or f["rule"], f["severity"]), [])
-            if len(group) >= GROUP_AT and f is not group[0]:
-                continue   # said once, at the first place, with the others listed
-            out.write("%s: %s: %s [%s]\n" % (place(f), f["severity"], f["title"],
-                                                  f["change"] or f["api"]))
-            if len(group) >= GROUP_AT:
-                more = [place(g) for g in group[1:]]
-                out.write("    and %d more place%s: %s%s\n" % (len(more), "" if len(more) == 1 else "s",
-                                                           ", ".join(more[:GROUP_LIST]),
-                                                           ", ..." if len(more) > GROUP_LIST else ""))
-            if f["guard"]:
-                out.write("    %s\n" % f["guard"])
-            elif f["fix"]:
-                out.write("    %s\n" % f["fix"])
-            out.write("    %s\n" % f["url"])
-        for s in skipped:
-            out.write("skipped: %s: %s\n" % (s["path"], s["reason"]))
-        counts = {}
-        for f in findings:
-            counts[f["severity"]] = counts.get(f["severity"], 0) + 1
-        out.write("%d finding%s%s in %d file%s, %d skipped%s%s\n" % (
-            len(findings), "" if len(findings) == 1 else "s",
-            (" (" + ", ".join("%d %s" % (n, s) for s, n in sorted(counts.items())) + ")") if counts else "",
-            stats["files"], "" if stats["files"] == 1 else "s", len(skipped),
-            ", %d ignored by comments" % stats["ignored"] if stats["ignored"] else "",
-            ", %d in the baseline" % stats["baseline"] if stats.get("baseline") else ""))
-        if stats["incomplete"]:
-            out.write("incomplete: %d file%s could not be checked; they may hold findings (--allow-skipped accepts this)\n"
-                      % (len(incomplete), "" if len(incomplete) == 1 else "s"))
+        code_text(rules, args.lang, out, frm, to, why, findings, skipped, stats, len(incomplete))
     return code
+
+
+def code_text(rules, lang, out, frm, to, why, findings, skipped, stats, incomplete):
+    """The text report of ``code``: a header, each finding (a note that fires often, once with its
+    places), the skipped files and a summary, worded in ``lang``."""
+    def t(key, **values):
+        return say(rules, lang, msg(key, **values))
+    out.write(header_text(rules, lang, frm, to, why) + "\n")
+    if vkey(frm) >= vkey(to):
+        out.write(t("check.cli.nothing", old=frm, new=to) + "\n")
+    groups = {}   # by change, so torch.clamp, .clamp() and .clamp_() are one note
+    for f in findings:
+        if f["severity"] in GROUPED:
+            groups.setdefault((f["change"] or f["rule"], f["severity"]), []).append(f)
+    for f in findings:
+        group = groups.get((f["change"] or f["rule"], f["severity"]), [])
+        if len(group) >= GROUP_AT and f is not group[0]:
+            continue   # said once, at the first place, with the others listed
+        out.write(t("check.cli.finding", place=place(f), severity=msg("check.cli.sev." + f["severity"]), title=f["title"],
+                    id=f["change"] or f["api"]) + "\n")
+        if len(group) >= GROUP_AT:
+            more = [place(g) for g in group[1:]]
+            out.write("    %s\n" % t("check.cli.more_places", n=len(more),
+                                     places=", ".join(more[:GROUP_LIST]) + (", ..." if len(more) > GROUP_LIST else "")))
+        if f["guard"]:
+            out.write("    %s\n" % f["guard_text"])
+        elif f["fix"]:
+            out.write("    %s\n" % f["fix"])
+        out.write("    %s\n" % f["url"])
+    for s in skipped:
+        out.write(t("check.cli.skipped", path=s["path"], reason=s["reason_text"]) + "\n")
+    counts = {}
+    for f in findings:
+        counts[f["severity"]] = counts.get(f["severity"], 0) + 1
+    sep = t("check.cli.sep")
+    out.write(t("check.cli.summary_counts" if counts else "check.cli.summary", findings=msg("check.cli.findings", n=len(findings)),
+                counts=sep.join(t("check.cli.count." + s, n=n) for s, n in sorted(counts.items())),
+                files=msg("check.cli.files", n=stats["files"]), skipped=msg("check.cli.skipped_n", n=len(skipped)),
+                ignored=msg("check.cli.ignored", n=stats["ignored"]) if stats["ignored"] else "",
+                baseline=msg("check.cli.baseline", n=stats["baseline"]) if stats.get("baseline") else "") + "\n")
+    if stats["incomplete"]:
+        out.write(t("check.cli.incomplete", n=incomplete) + "\n")
+
+
+def header_text(rules, lang, frm, to, why):
+    """The first line of ``code``: the two releases, and where the first comes from."""
+    return say(rules, lang, msg("check.cli.header", tool=TOOL, old=frm, new=to, why=why))
 
 
 def main_env(args, rules, parser, out):
@@ -3094,9 +3190,8 @@ def main_env(args, rules, parser, out):
             parser.error("cannot read %s: %s" % (args.file, exc.strerror))
     envs = [parse_env(part) for part in split_pastes(text)]
     if not any(e["formats"] or e["torch"] or e["python"] for e in envs):
-        sys.stderr.write("%s env: no known format in %s: nothing was read. The formats read are %s; paste the "
-                         "whole output of one of them.\n" % (TOOL, "the input" if args.file == "-" else args.file,
-                                                            ", ".join(ENV_FORMATS)))
+        sys.stderr.write(say(rules, args.lang, msg("check.cli.no_format", tool=TOOL + " env", formats=list(ENV_FORMATS),
+                                                   where=msg("check.cli.the_input") if args.file == "-" else args.file)) + "\n")
         return EXIT_USAGE
     reports = [env_report(rules, e, to, args.lang) for e in envs]
     code = EXIT_BREAKS if any(i["verdict"] == "blocked" for r in reports for i in r["items"]) else EXIT_OK
@@ -3104,48 +3199,71 @@ def main_env(args, rules, parser, out):
         doc = reports[0] if len(reports) == 1 else {"schema_version": SCHEMA_VERSION, "pastes": reports}
         out.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
         return code
+    lang = args.lang
+
+    def t(key, **values):
+        return say(rules, lang, msg(key, **values))
+    labels = {c: t("check.cli.item." + c) for c in ENV_CHECKS}
+    verdicts = {v: t("check.cli.verdict." + v) for v in ("ok", "blocked", "unknown")}
     for n, r in enumerate(reports, 1):
         if len(reports) > 1:
-            out.write("%spaste %d of %d (each judged on its own)\n" % ("\n" if n > 1 else "", n, len(reports)))
-        note = r["from_note"]
-        out.write("%s env: torch %s -> %s%s\n" % (TOOL, printable(r["torch"] or "?"), to, (" (%s)" % note) if note else ""))
+            out.write(("\n" if n > 1 else "") + t("check.cli.paste", n=n, m=len(reports)) + "\n")
+        note = r["from_note_text"]
+        torch = printable(r["torch"] or "?")
+        tool = TOOL + " env"   # the command, as typed
+        out.write((t("check.cli.header_env_note", tool=tool, torch=torch, new=to, note=note) if note
+                   else t("check.cli.header_env", tool=tool, torch=torch, new=to)) + "\n")
         if r["upgrade_url"]:
-            out.write("upgrade page: %s\n" % r["upgrade_url"])
+            out.write(t("check.cli.upgrade_page", url=r["upgrade_url"]) + "\n")
         for i in r["items"]:
-            out.write("%-14s %-8s %s\n" % (i["check"], i["verdict"], printable(i["found"] or "-")))
-            if i["note"]:
-                out.write("    %s\n" % i["note"])
+            out.write("%s%s%s\n" % (pad(labels[i["check"]], labels.values()), pad(verdicts[i["verdict"]], verdicts.values()),
+                                     printable(i["found_text"] or "-")))
+            if i["note_text"]:
+                out.write("    %s\n" % i["note_text"])
             if i["change"]:
-                out.write("    %s: %s\n" % (i["title"], i["url"]))
-        out.write(newest_text(r["newest"]) + "\n")
+                out.write("    %s\n" % t("check.cli.title_url", title=i["title"], url=i["url"]))
+        out.write(newest_text(rules, lang, r["newest"]) + "\n")
     return code
+
+
+def columns(text):
+    """The terminal columns ``text`` takes (a Han character takes two)."""
+    return len(text) + sum(1 for ch in text if unicodedata.east_asian_width(ch) in "WF")
+
+
+def pad(text, column):
+    """``text`` and the spaces that line it up with the widest of ``column``, plus two."""
+    return text + " " * (max(columns(x) for x in column) + 2 - columns(text))
 
 
 def env_report(rules, env, to, lang):
     """One paste (parsed by parse_env) judged for release ``to``: the JSON object of
     ``atlas_check env`` (one per paste)."""
     releases = rules["releases"]
-    frm, note = (release_of(env["torch"], releases) if env["torch"] else (None, "no torch version in the paste"))
+    frm, note = (release_of(env["torch"], releases) if env["torch"] else (None, msg("check.note.no_torch")))
     upgrade = None
     if frm and vkey(frm) < vkey(to):
         upgrade = rules["upgrade_url"][lang].replace("{old}", frm).replace("{new}", to)
-    return {"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "torch": env["torch"], "from_note": note or None,
+    return {"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "torch": env["torch"],
+            "from_note": say(rules, "en", note) or None, "from_note_text": say(rules, lang, note) or None,
             "upgrade_url": upgrade, "formats": env["formats"], "items": check_env(rules, env, to, lang),
             "newest": newest_runnable(rules, env, lang)}
 
 
-def newest_text(newest):
+def newest_text(rules, lang, newest):
     """One paragraph: the newest release this machine can run, and why not the one after it."""
-    if newest["release"] is None:
-        b = newest["blocked_by"]
-        return "newest release this machine can run: none known here (even %s is blocked: %s)" % (
-            b["release"], "; ".join(i["note"] or i["check"] for i in b["items"]))
-    out = "newest release this machine can run: %s" % newest["release"]
-    if newest["unknown"]:
-        out += " (not judged: %s)" % ", ".join(newest["unknown"])
     b = newest["blocked_by"]
+    why = ""
     if b:
-        out += "\n    %s is blocked: %s" % (b["release"], "; ".join(i["note"] or i["check"] for i in b["items"]))
+        reasons = [i["note_text"] or say(rules, lang, msg("check.cli.item." + i["check"])) for i in b["items"]]
+        why = say(rules, lang, msg("check.cli.reason_sep")).join(reasons)
+    if newest["release"] is None:
+        return say(rules, lang, msg("check.cli.newest_none", release=b["release"], reasons=why))
+    out = say(rules, lang, msg("check.cli.newest", release=newest["release"]))
+    if newest["unknown"]:
+        out += say(rules, lang, msg("check.cli.not_judged", items=[msg("check.cli.item." + c) for c in newest["unknown"]]))
+    if b:
+        out += "\n    " + say(rules, lang, msg("check.cli.blocked", release=b["release"], reasons=why))
     return out
 
 

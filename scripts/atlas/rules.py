@@ -6,7 +6,9 @@ In:  a validated ``FactBase`` (``validate(load())``), the committed API surfaces
 Out: ``build_rules(fb)``: one JSON-able dict (``schema_version: 1``) that both engines read,
      ``scripts/atlas/atlas_check.py`` and ``docs/assets/atlas-check.js``;
      ``weights_only``: each release's allow-list for ``atlas_check.py ckpt``, from
-     ``data/evidence/weights-only-<v>.txt`` (``wheel.weights_only``);
+     ``data/evidence/weights-only-<v>.txt`` (``wheel.weights_only``); ``ui`` and ``plural``:
+     the ``check.*`` UI strings of every language and each language's CLDR plural rule, which
+     both engines word their output with (``ui_strings``);
      ``standalone_script(rules)``: the checker's source with the rules embedded (published as
      ``/check/atlas_check.py``); ``ruff_config(rules, to)``: a ruff ``banned-api`` table.
 
@@ -32,7 +34,7 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
-from . import rewrites
+from . import plural, rewrites
 from .gpus import arch_ccs, words
 from .i18n import text_for
 from .idents import ALIASES, classify
@@ -385,6 +387,7 @@ class _Builder:
             "dropped": sorted(self.dropped, key=lambda d: d["id"]),
             "env": env,
             "weights_only": weights_only_table({p.version: self.wheel[p.version] for p in self.points}),
+            **ui_strings(self.fb),
         }
 
     # --- environment ------------------------------------------------------------------
@@ -534,6 +537,20 @@ class _Builder:
                 "sources": {s.id: s.url for s in table.sources},
             },
         }
+
+
+#: The UI strings both engines print (``data/i18n/<lang>.yaml``): every key under this prefix.
+UI_PREFIX = "check."
+
+
+def ui_strings(fb) -> dict:
+    """``ui``: every ``check.*`` UI string of every language (a counted one as its plural forms,
+    ``{one: ..., other: ...}``), and ``plural``: each language's CLDR rule (``plural.abstract``),
+    so the CLI and the /check/ page word their output from the same translation and pick the
+    form of a count as the site does."""
+    ui = {lang: {k: dict(fb.ui_forms.get(lang, {}).get(k) or {}) or v
+                 for k, v in sorted(fb.ui[lang].items()) if k.startswith(UI_PREFIX)} for lang in LANGS}
+    return {"ui": ui, "plural": {lang: plural.abstract(lang) for lang in LANGS}}
 
 
 def build_rules(atlas, site_url: str = DEFAULT_SITE_URL) -> dict:
