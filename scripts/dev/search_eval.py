@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 QUERIES = ROOT / "tests" / "search" / "queries.yaml"
 SPLITS = ("tune", "heldout")
-CATEGORIES = ("error", "identifier", "question", "hardware", "typo", "abbreviation", "concept", "figure", "event", "upgrade")
+CATEGORIES = ("error", "identifier", "question", "hardware", "typo", "abbreviation", "concept", "figure", "event", "upgrade", "platform")
 TIMEOUT_MS = 8000
 
 
