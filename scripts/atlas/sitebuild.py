@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from . import generated
@@ -75,7 +76,9 @@ def build(site_dir: Path, config: Path = ROOT / "mkdocs.yml", extra_env: dict | 
     before = generated.snapshot(docs)
     env = {**os.environ, "SOURCE_DATE_EPOCH": source_date_epoch(), "DISABLE_MKDOCS_2_WARNING": "true", **(extra_env or {})}
     tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{os.getpid()}-", dir=site_dir.parent))
-    handlers = {s: signal.signal(s, _stop) for s in STOP_SIGNALS}
+    # signal handlers belong to the main thread; a build run from another thread cleans up on failure only
+    main = threading.current_thread() is threading.main_thread()
+    handlers = {s: signal.signal(s, _stop) for s in STOP_SIGNALS} if main else {}
     proc, returncode = None, -1
     try:
         proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config),
