@@ -90,8 +90,9 @@ class _Loader(_Base):
         return super().construct_object(node, deep=deep)
 
 
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
-    """SafeDumper that writes a value shared by two places twice instead of as ``&id001`` / ``*id001``."""
+class _Dumper(yaml.SafeDumper):
+    """SafeDumper that writes a value shared by two places twice instead of as ``&id001`` / ``*id001``
+    (the pure-Python emitter of ``yaml.safe_dump``, so files keep their line breaks)."""
 
     def ignore_aliases(self, data):
         return True
