@@ -26,8 +26,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import yaml
-
 from .langs import LANGS, TRANSLATED
 from .problems import DataError, UsageError, report_lines
 
@@ -134,7 +132,7 @@ def cmd_publish_ids(args) -> int:
 
 def cmd_feed(args) -> int:
     from .feed import fact_hash, stale
-    from .load import DATA
+    from .load import DATA, dump
 
     fb = _factbase(args.data)
     changes, recorded = fb.changes(), fb.updated
@@ -150,7 +148,7 @@ def cmd_feed(args) -> int:
     for c in changes:
         if c.id in todo:
             out[c.id] = {"updated": day, "hash": fact_hash(c)}
-    path.write_text(UPDATED_HEADER + yaml.safe_dump(dict(sorted(out.items())), sort_keys=True), encoding="utf-8")
+    path.write_text(UPDATED_HEADER + dump(dict(sorted(out.items())), sort_keys=True), encoding="utf-8")
     print(f"{len(todo)} change(s) stamped {day.isoformat()} in {path}")
     return 0
 

@@ -1,7 +1,8 @@
 """The one registry of what the generator writes under ``docs/``, and how to remove it.
 
 In:  the docs directory. Out: ``GENERATED_DIRS`` and ``GENERATED_FILES`` (per language, under
-``docs/<lang>/``), ``owned(docs)`` (the generated files that exist now) and ``clean(docs)``.
+``docs/<lang>/``), ``owned(docs)`` (the generated files that exist now), ``clean(docs)``, and ``snapshot(docs)`` /
+``remove_since(docs, snapshot)`` (what a failed ``atlas build`` wrote, removed again).
 ``render.write_pages`` deletes the pages no fact needs any more, ``atlas clean`` and ``make
 clean`` delete them all, ``mkdocs serve`` does not watch them, and ``tests/test_tooling.py``
 checks that .gitignore ignores exactly these. Standard library only, so ``make clean`` runs
@@ -33,11 +34,25 @@ def is_generated(rel: tuple[str, ...]) -> bool:
     return bool(rel) and (rel[0] in GENERATED_DIRS or (len(rel) == 1 and rel[0] in GENERATED_FILES))
 
 
+def snapshot(docs: Path) -> dict[Path, int]:
+    """Every generated page under ``docs`` with its modification time (ns)."""
+    return {p: p.stat().st_mtime_ns for p in owned(docs)}
+
+
+def remove_since(docs: Path, before: dict[Path, int]) -> int:
+    """Delete the generated pages written since ``snapshot`` gave ``before`` (new or rewritten), and
+    the folders left empty: what a failed build generated. Returns how many pages."""
+    return _remove(docs, [p for p, mtime in snapshot(docs).items() if before.get(p) != mtime])
+
+
 def clean(docs: Path) -> int:
     """Delete every generated page (and the folders left empty). Returns how many pages."""
-    pages = owned(docs)
+    return _remove(docs, owned(docs))
+
+
+def _remove(docs: Path, pages: list[Path]) -> int:
     for p in pages:
-        p.unlink()
+        p.unlink(missing_ok=True)
     for lang in LANGS:
         for d in GENERATED_DIRS:
             for sub in sorted((docs / lang / d).glob("**/"), reverse=True) if (docs / lang / d).is_dir() else []:

@@ -3,10 +3,14 @@
 In:  the data directory (``data/`` by default).
 Out: ``RawData``: plain dicts and lists exactly as YAML parsed them, keyed by
      their path relative to the repository, so later steps can name the file in
-     every error. Nothing is checked here except that each file is valid YAML.
+     every error. Nothing is checked here except that each file is valid YAML, that no
+     mapping gives a key twice, and that no file uses an alias (``*name``): an alias repeats
+     a node, so a 120 KB file of aliases to aliases expands to hundreds of MB of pages.
+     ``dump`` is the writer every command uses for data files: it never writes an alias.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +43,20 @@ class RawData:
     runtimes: dict[str, tuple[str, str]] = field(default_factory=dict)  # wheel version -> (path, text) of data/evidence/runtime-<v>.txt
     search: dict[str, Any] = field(default_factory=dict)           # data/search/<name>.yaml: aliases, stopwords
 
+    def yaml_files(self) -> Iterator[tuple[str, Any]]:
+        """(path, parsed content) of every YAML file that was read."""
+        yield from self.releases.items()
+        for lang in self.translations:
+            yield from self.translations[lang].items()
+        yield from self.ui.values()
+        for pair in (self.sources, self.ledger, self.ui_sources, self.wheels, self.lock, self.glossary, self.claims,
+                     self.updated, self.gpus):
+            if pair[0]:
+                yield pair
+        yield from self.extra.items()
+        for name, obj in self.search.items():
+            yield _rel(self.root / "search" / f"{name}.yaml", self.root), obj
+
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml: about 10x faster than pure Python
 
@@ -61,6 +79,28 @@ class _Loader(_Base):
                             key_node.start_mark)
                     seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep=deep)
+
+    def construct_object(self, node, deep=False):
+        # The parser gives every alias the very node its anchor names, so a node met a second
+        # time (or inside itself) is an alias: refused before anything is expanded.
+        if node in self.constructed_objects or node in self.recursive_objects:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"an alias (*name) repeats the value anchored (&name) on line {node.start_mark.line + 1}: "
+                "anchors and aliases are not allowed in data files (write the value out)", None)
+        return super().construct_object(node, deep=deep)
+
+
+class _Dumper(yaml.SafeDumper):
+    """SafeDumper that writes a value shared by two places twice instead of as ``&id001`` / ``*id001``
+    (the pure-Python emitter of ``yaml.safe_dump``, so files keep their line breaks)."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
+def dump(obj: Any, **options) -> str:
+    """YAML text of ``obj`` for a data file (``yaml.safe_dump``'s options), with no alias."""
+    return yaml.dump(obj, Dumper=_Dumper, **options)
 
 
 def _timestamp(loader: yaml.SafeLoader, node: yaml.Node):

@@ -245,6 +245,9 @@ def read_articles(sources: Sources, sources_file: str, sources_dir: Path, report
         if not s.file:
             continue  # secondary source, known only through a primary one
         p = sources_dir / s.file
+        if not p.resolve().is_relative_to(sources_dir.resolve()):   # a link out of the folder
+            report.problems.append(f"{sources_file}: {s.id}: file: {s.file} leads outside the sources folder")
+            continue
         if not p.exists():
             report.problems.append(f"{sources_file}: {s.id}: file: {p} does not exist")
             continue

@@ -23,6 +23,8 @@ from .langs import LANGS
 VERSION = r"^\d+\.\d+$"
 FULL_VERSION = r"^\d+\.\d+\.\d+$"
 FACT_ID = r"^\d{2,4}-[a-z0-9]+(-[a-z0-9]+)*$"
+#: a source's ``file``: names of letters, digits, ``_``, ``-`` and inner dots, joined by ``/``
+SOURCE_FILE = re.compile(r"^(?!.*(?:^|/)\.)[\w-][\w.-]*(?:/[\w-][\w.-]*)*$", re.ASCII)
 
 ChangeType = Literal[
     "breaking", "removal", "behavior", "deprecation", "feature", "performance", "platform"
@@ -432,6 +434,16 @@ class Source(Strict):
     sha256: Optional[str] = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     cited_in: Optional[str] = None
     contribution: Text
+
+    @field_validator("file")
+    @classmethod
+    def _inside_sources(cls, v: Optional[str]) -> Optional[str]:
+        """A path inside the sources folder: relative, ``/``-separated names, no ``.`` or ``..`` step
+        (provenance opens it and the sources page shows it; ``../../etc/passwd`` must be neither)."""
+        if v is not None and not SOURCE_FILE.match(v):
+            raise ValueError(f"{v!r} is not a path inside the sources folder (write it relative to that folder, "
+                             "as names separated by '/', without '..', '.' or a leading '/')")
+        return v
 
     @property
     def sha256_short(self) -> Optional[str]:

@@ -14,14 +14,14 @@ import yaml
 from .i18n import en_hash, problems, ui_hash
 from .keys import translation_file
 from .langs import SOURCE, TRANSLATED
-from .load import ROOT, load
+from .load import ROOT, dump, load
 from .problems import UsageError
 from .validate import validate
 
 
 def _dump(path: Path, mapping: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(mapping, allow_unicode=True, sort_keys=False, width=100), encoding="utf-8")
+    path.write_text(dump(mapping, allow_unicode=True, sort_keys=False, width=100), encoding="utf-8")
 
 
 def _file_map(path: Path) -> dict:
@@ -97,7 +97,7 @@ def main(argv: list[str]) -> int:
             table[lang][key] = ui_hash(fb, key)
         table[lang] = dict(sorted(table[lang].items()))
         path.write_text("# en_hash of the English UI string each translation was made from (atlas i18n stamp-ui).\n"
-                        + yaml.safe_dump(table, allow_unicode=True, sort_keys=True), encoding="utf-8")
+                        + dump(table, allow_unicode=True, sort_keys=True), encoding="utf-8")
         print(f"{lang}: {len(keys)} UI string(s) marked current")
         return 0
     if cmd == "stamp":

@@ -4,7 +4,8 @@ In:  ``RawData`` from ``load.py``.
 Out: ``FactBase`` (typed, cross-checked), or ``DataError`` listing *every*
      problem at once, each as ``<file>: <fact id>: <field>: <what is wrong>``.
 
-Checks: the schema (unknown keys, types, dates, versions, ids), duplicate ids,
+Checks: no line or paragraph separator but ``\n`` in any string of any file (``LINE_BREAKS``),
+the schema (unknown keys, types, dates, versions, ids), duplicate ids,
 ids prefixed by their release, citations of unknown sources, FAQ references to
 missing changes, placeholders that resolve, no number typed into English text,
 breaking changes that say who is affected and how to fix it, rollbacks that
@@ -259,9 +260,54 @@ def _check_translation_placeholders(translations, texts: list[TextItem], scope: 
                                     f"(the English text's placeholders are listed in data/releases/)")
 
 
+#: What ``str.splitlines`` breaks a line at besides ``\n``: inside a title or a value they end a table row, a
+#: link or a heading in the Markdown of every page that shows the text ("](../changes/x.md)" left as text).
+LINE_BREAKS = {"\r": "CARRIAGE RETURN", "\x0b": "LINE TABULATION", "\x0c": "FORM FEED", "\x1c": "FILE SEPARATOR",
+               "\x1d": "GROUP SEPARATOR", "\x1e": "RECORD SEPARATOR", "\x85": "NEXT LINE (NEL)",
+               "\u2028": "LINE SEPARATOR", "\u2029": "PARAGRAPH SEPARATOR"}
+_LINE_BREAK = re.compile("[" + "".join(LINE_BREAKS) + "]")
+
+
+def _strings(obj: Any, loc: tuple = ()):
+    """(location, string) of every key and string value in a parsed YAML file."""
+    if isinstance(obj, str):
+        yield loc, obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield loc + (k,), str(k)
+            yield from _strings(v, loc + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _strings(v, loc + (i,))
+
+
+def _check_line_breaks(raw: RawData, problems: Problems) -> None:
+    """Refuse the line and paragraph separators of ``LINE_BREAKS`` in every string of every data file.
+
+    Refused, not replaced: values, error messages, locators and ids are compared verbatim with the
+    wheels and the articles, so changing them would detach them from their evidence; in prose (titles,
+    summaries, translations, UI strings) the character is invisible in an editor and stands for
+    different things (U+2028 a soft line break pasted from a word processor, U+0085 a "…" decoded as
+    Latin-1), so the author, told where it is, chooses. A ``\n`` in a text is not refused here."""
+    keyed = {path for table in raw.translations.values() for path in table} | {path for path, _ in raw.ui.values()}
+    for file, data in raw.yaml_files():
+        for loc, text in _strings(data):
+            m = _LINE_BREAK.search(text)
+            if not m:
+                continue
+            if file in keyed and loc:   # translations and UI strings: the key is the id
+                fact, where = str(loc[0]), ".".join(map(str, loc[1:])) or "(text)"
+            else:
+                fact, where = _fact_path(data, loc)
+            problems.add(file, fact, where, f"U+{ord(m.group()):04X} {LINE_BREAKS[m.group()]} at character "
+                         f"{m.start() + 1}: a line or paragraph separator breaks the Markdown of the pages showing "
+                         "this text; remove it (a space where a break was meant)")
+
+
 def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
     """Validate everything; with ``sources_dir``, also check locators and values against the articles."""
     problems = Problems()
+    _check_line_breaks(raw, problems)
     src_file, src_raw = raw.sources
     sources = _parse(Sources, src_raw, src_file, problems)
     source_ids = {s.id for s in sources.sources} if sources else set()

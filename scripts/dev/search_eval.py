@@ -40,8 +40,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 QUERIES = ROOT / "tests" / "search" / "queries.yaml"
 SPLITS = ("tune", "heldout")
-CATEGORIES = ("error", "identifier", "question", "hardware", "typo", "abbreviation", "concept", "figure", "event", "upgrade")
+CATEGORIES = ("error", "identifier", "question", "hardware", "typo", "abbreviation", "concept", "figure", "event", "upgrade", "platform")
 TIMEOUT_MS = 8000
+#: the categories of pasted error lines, each of which must rank its page first
+PASTED = ("error", "platform")
 
 
 def load_queries(split: str = "all", path: Path = QUERIES) -> list[dict]:
@@ -129,7 +131,8 @@ def _cell(rows: list[dict]) -> dict:
     n = len(rows)
     top1 = sum(1 for r in rows if r["rank"] == 1)
     top3 = sum(1 for r in rows if r["rank"] is not None and r["rank"] <= 3)
-    return {"n": n, "top1": top1, "top3": top3, "zero": sum(1 for r in rows if not r["got"]),
+    mrr = sum(1 / r["rank"] for r in rows if r["rank"]) / n if n else 0.0
+    return {"n": n, "top1": top1, "top3": top3, "mrr": round(mrr, 3), "zero": sum(1 for r in rows if not r["got"]),
             "timeouts": sum(1 for r in rows if r["timeout"]),
             "top1_pct": round(100 * top1 / n, 1) if n else 0.0, "top3_pct": round(100 * top3 / n, 1) if n else 0.0}
 
@@ -146,7 +149,7 @@ def summarise(results: list[dict], split: str = "") -> dict:
         "by_lang": {lang: _cell([r for r in results if r["lang"] == lang]) for lang in langs},
         "by_category": {c: _cell([r for r in results if r["category"] == c]) for c in cats},
         "by_lang_category": group(lambda r: f"{r['lang']}/{r['category']}"),
-        "errors_not_first": [r["id"] for r in results if r["category"] == "error" and r["rank"] != 1],
+        "errors_not_first": [r["id"] for r in results if r["category"] in PASTED and r["rank"] != 1],
         "failures": [{"id": r["id"], "lang": r["lang"], "category": r["category"], "query": r["typed"],
                       "expect": r["expect"], "got": r["got"][:3], "rank": r["rank"], "timeout": r["timeout"]}
                      for r in results if r["rank"] != 1],
@@ -166,7 +169,7 @@ def evaluate(split: str = "heldout", site: Path | None = None, browser=None, tim
     with the per-query results under ``results``.
 
     For scripts/dev/bench.py: ``evaluate("heldout", site)["by_lang"]`` / ``["by_category"]`` hold
-    ``n, top1, top3, zero, top1_pct, top3_pct`` per language / category; ``markdown()`` renders them.
+    ``n, top1, top3, mrr, zero, top1_pct, top3_pct`` per language / category; ``markdown()`` renders them.
     Pass ``browser`` to reuse an open Playwright browser."""
     import static_server
 
@@ -212,9 +215,9 @@ def report(summary: dict) -> str:
     lines = [f"split: {summary['split'] or '-'}   queries: {summary['overall']['n']}", ""]
 
     def table(title: str, cells: dict) -> None:
-        lines.append(f"{title:<22} {'n':>4} {'top-1':>7} {'top-3':>7} {'zero':>5}")
+        lines.append(f"{title:<22} {'n':>4} {'top-1':>7} {'top-3':>7} {'MRR':>6} {'zero':>5}")
         for k, c in cells.items():
-            lines.append(f"{k:<22} {c['n']:>4} {c['top1_pct']:>6.1f}% {c['top3_pct']:>6.1f}% {c['zero']:>5}")
+            lines.append(f"{k:<22} {c['n']:>4} {c['top1_pct']:>6.1f}% {c['top3_pct']:>6.1f}% {c['mrr']:>6.3f} {c['zero']:>5}")
         lines.append("")
 
     table("language", {**summary["by_lang"], "all": summary["overall"]})

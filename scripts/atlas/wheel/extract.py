@@ -25,11 +25,9 @@ import time
 from pathlib import Path
 from typing import Optional
 
-import yaml
-
 from ..enrich import enrich
 from ..idents import errors, identifiers
-from ..load import ROOT, load
+from ..load import ROOT, dump, load
 from ..problems import UsageError
 from ..schema import Wheels
 from ..validate import validate
@@ -392,7 +390,7 @@ def run(verify: bool) -> int:
         print("the lock files match the wheels")
         return 0
     header = "# Written by `atlas evidence` (make evidence); do not edit. Outcomes per wheel version.\n"
-    LOCK.write_text(header + yaml.safe_dump(lock, sort_keys=False, allow_unicode=True, width=200), encoding="utf-8")
+    LOCK.write_text(header + dump(lock, sort_keys=False, allow_unicode=True, width=200), encoding="utf-8")
     for v in cfg.versions:
         surface_path(v).parent.mkdir(parents=True, exist_ok=True)
         surface_path(v).write_text(surfaces[v], encoding="utf-8")
