@@ -15,10 +15,11 @@ import pytest
 import yaml
 from babel import Locale
 
+from atlas import generated
 from atlas.enrich import enrich
 from atlas.keys import version_key
 from atlas.langs import LANGS, LOCALES
-from atlas.load import ROOT, load
+from atlas.load import ROOT, dump, load
 from atlas.plural import CATEGORIES
 from atlas.validate import validate
 from ensure_browser import CHROMIUM_ARGS, chromium
@@ -32,8 +33,10 @@ COPY_IGNORE = shutil.ignore_patterns(".venv", ".git", ".cache", ".pytest_cache",
 
 
 def repo_copy(dst: Path) -> Path:
-    """A copy of the repository without caches or built output (tests that build or break it)."""
+    """A copy of the repository without caches or built output (tests that build or break it): the
+    generated pages under docs/ are left out too, so a copy is what a fresh clone holds."""
     shutil.copytree(ROOT, dst, ignore=COPY_IGNORE)
+    generated.clean(dst / "docs")
     return dst
 
 
@@ -229,17 +232,17 @@ def variant_site(tmp_path_factory) -> Path:
     ui = yaml.safe_load((repo / "data" / "i18n" / "en.yaml").read_text(encoding="utf-8"))
     cats = [c for c in CATEGORIES if c in set(Locale.parse(locale).plural_form.tags) | {"other"}]
     ui = {k: ({c: v.get(c, v["other"]) for c in cats} if isinstance(v, dict) else v) for k, v in ui.items()}
-    (repo / "data" / "i18n" / f"{new}.yaml").write_text(yaml.safe_dump(ui, allow_unicode=True, sort_keys=False),
+    (repo / "data" / "i18n" / f"{new}.yaml").write_text(dump(ui, allow_unicode=True, sort_keys=False),
                                                          encoding="utf-8")
     # the language's own words: its glossary renderings and its search stop words (English here)
     gl = repo / "data" / "glossary.yaml"
     entries = yaml.safe_load(gl.read_text(encoding="utf-8"))
     for e in entries:
         e["terms"][new] = {"use": e["en"], "avoid": [], "why": "test language: the English term"}
-    gl.write_text(yaml.safe_dump(entries, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    gl.write_text(dump(entries, allow_unicode=True, sort_keys=False), encoding="utf-8")
     sw = repo / "data" / "search" / "stopwords.yaml"
     stop = yaml.safe_load(sw.read_text(encoding="utf-8"))
-    sw.write_text(yaml.safe_dump({**stop, new: stop["en"]}, allow_unicode=True), encoding="utf-8")
+    sw.write_text(dump({**stop, new: stop["en"]}, allow_unicode=True), encoding="utf-8")
     (repo / "docs" / new).mkdir()
     shutil.copy(repo / "docs" / "en" / "about.md", repo / "docs" / new / "about.md")
     proc = run_atlas(repo, "i18n", "stub", new)
@@ -249,7 +252,7 @@ def variant_site(tmp_path_factory) -> Path:
         table = yaml.safe_load(path.read_text(encoding="utf-8"))
         for key, entry in table.items():
             entry["text"] = en[key]
-        path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        path.write_text(dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
     proc = run_atlas(repo, "build", "--site-dir", str(repo / "site"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return repo / "site"

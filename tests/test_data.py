@@ -5,9 +5,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
-from atlas.load import load
+from atlas.load import dump, load
 from atlas.problems import DataError
 from atlas.validate import validate
 from conftest import FIXTURES, ROOT
@@ -124,12 +123,12 @@ def test_invalid_yaml_names_the_file(data_copy):
 
 def test_published_id_without_page_or_redirect_fails(data_copy):
     ledger = data_copy / "published_ids.yaml"
-    ledger.write_text(yaml.safe_dump({"published": ["215-renamed-away"], "redirects": {}}))
+    ledger.write_text(dump({"published": ["215-renamed-away"], "redirects": {}}))
     with pytest.raises(DataError) as info:
         validate(load(data_copy))
     assert any("215-renamed-away: published.0: published id has no change and no redirect" in p
                for p in info.value.problems)
-    ledger.write_text(yaml.safe_dump({"published": ["215-renamed-away"],
+    ledger.write_text(dump({"published": ["215-renamed-away"],
                                       "redirects": {"215-renamed-away": "215-dcp-strides"}}))
     validate(load(data_copy))  # a redirect to an existing change makes it valid
 

@@ -17,7 +17,7 @@ import yaml
 from atlas import i18n
 from atlas.i18n import fullwidth_hits, glossary_hits
 from atlas.langs import TRANSLATED
-from atlas.load import load
+from atlas.load import dump, load
 from atlas.problems import DataError
 from atlas.validate import validate
 from conftest import ROOT
@@ -125,12 +125,12 @@ def test_a_planted_drift_in_a_translation_and_a_ui_string_is_reported_in_each_la
     tr = data_copy / "translations" / lang / "releases" / "2.15.yaml"
     table = yaml.safe_load(tr.read_text(encoding="utf-8"))
     table[key]["text"] = text
-    tr.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    tr.write_text(dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
     ui_path = data_copy / "i18n" / f"{lang}.yaml"
     ui = yaml.safe_load(ui_path.read_text(encoding="utf-8"))
     assert ui_key in ui
     ui[ui_key] = ui_value
-    ui_path.write_text(yaml.safe_dump(ui, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    ui_path.write_text(dump(ui, allow_unicode=True, sort_keys=False), encoding="utf-8")
     found = {p.key for p in i18n.problems(validate(load(data_copy)), [lang]) if p.kind == "glossary"}
     assert {key, f"ui:{ui_key}"} <= found, found
 
@@ -157,7 +157,7 @@ def test_an_avoided_rendering_in_a_translation_and_a_ui_string_is_reported(data_
     tr = data_copy / "translations" / "id" / "releases" / "2.15.yaml"
     table = yaml.safe_load(tr.read_text(encoding="utf-8"))
     table["215-cxx20.title"]["text"] = "Extension native memerlukan C++20"
-    tr.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    tr.write_text(dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
     ui = data_copy / "i18n" / "id.yaml"
     ui.write_text(ui.read_text(encoding="utf-8").replace("col.file: File", "col.file: Berkas"), encoding="utf-8")
     found = {(p.key, p.file) for p in i18n.problems(validate(load(data_copy)), ["id"]) if p.kind == "glossary"}
@@ -198,7 +198,7 @@ def test_ascii_punctuation_in_a_zh_translation_is_reported(data_copy):
     tr = data_copy / "translations" / "zh" / "releases" / "2.15.yaml"
     table = yaml.safe_load(tr.read_text(encoding="utf-8"))
     table["215-mps-macos15.symptom"]["text"] = table["215-mps-macos15.symptom"]["text"].replace("“mps”", '"mps"')
-    tr.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    tr.write_text(dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
     found = [p for p in i18n.problems(validate(load(data_copy)), ["zh"]) if p.kind == "punctuation"]
     assert {p.key for p in found} == {"215-mps-macos15.symptom"} and "“”" in found[0].detail
 
@@ -208,7 +208,7 @@ def _glossary_problems(data_copy, edit) -> list[str]:
     path = data_copy / "glossary.yaml"
     entries = yaml.safe_load(path.read_text(encoding="utf-8"))
     edit(entries)
-    path.write_text(yaml.safe_dump(entries, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    path.write_text(dump(entries, allow_unicode=True, sort_keys=False), encoding="utf-8")
     with pytest.raises(DataError) as info:
         validate(load(data_copy))
     return info.value.problems

@@ -11,7 +11,7 @@ import yaml
 from atlas import i18n
 from atlas.i18n import fullwidth_hits
 from atlas.langs import LANGS, TRANSLATED
-from atlas.load import load
+from atlas.load import dump, load
 from atlas.problems import DataError
 from atlas.text import (
     Quantity,
@@ -84,7 +84,7 @@ def _id_text(data, key):
 def test_a_wrong_value_typed_into_a_translation_fails(data_copy, key, addition, kind, token):
     path, table = _id_text(data_copy, None)
     table[key]["text"] += addition
-    path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    path.write_text(dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
     found = [p for p in i18n.problems(validate(load(data_copy)), ["id"]) if p.key == key]
     assert [p.kind for p in found] == [kind] and token in found[0].detail
 
@@ -93,7 +93,7 @@ def test_a_dropped_placeholder_fails(data_copy):
     path, table = _id_text(data_copy, None)
     key = "215-dcp-strides.title"
     table[key]["text"] = "Checkpoint terdistribusi tidak kompatibel"
-    path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    path.write_text(dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
     found = [p for p in i18n.problems(validate(load(data_copy)), ["id"]) if p.key == key]
     assert [p.kind for p in found] == ["placeholders"]
 
@@ -109,7 +109,7 @@ def test_a_dropped_placeholder_stops_the_build_with_its_file_and_key(data_copy, 
     table = yaml.safe_load(tfile.read_text(encoding="utf-8"))
     key = next(k for k, v in table.items() if "{version}" in v["text"])
     table[key]["text"] = table[key]["text"].replace("{version}", "PyTorch")
-    tfile.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    tfile.write_text(dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
     with pytest.raises(DataError) as exc:
         pipeline(load(data_copy), langs=["en"])
     msg = str(exc.value)
@@ -128,7 +128,7 @@ def test_changing_english_makes_every_translation_stale(data_copy):
 def test_missing_translation_is_reported_with_the_fix(data_copy):
     path, table = _id_text(data_copy, None)
     del table["215-dcp-strides.title"]
-    path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    path.write_text(dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
     found = [p for p in i18n.problems(validate(load(data_copy)), ["id"]) if p.key == "215-dcp-strides.title"]
     assert found[0].kind == "missing" and "atlas i18n stub id" in found[0].detail
 

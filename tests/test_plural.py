@@ -11,7 +11,7 @@ import yaml
 from atlas import plural
 from atlas import text as fmt
 from atlas.langs import LANGS
-from atlas.load import load
+from atlas.load import dump, load
 from atlas.problems import DataError
 from atlas.render import Renderer
 from atlas.validate import validate
@@ -91,7 +91,7 @@ def _set_ui(data_copy, lang, key, value):
     path = data_copy / "i18n" / f"{lang}.yaml"
     table = yaml.safe_load(path.read_text(encoding="utf-8"))
     table[key] = value
-    path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    path.write_text(dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
 
 
 @pytest.mark.parametrize("lang, key, value, says", [
@@ -117,6 +117,6 @@ def test_an_edit_to_one_english_form_makes_the_translations_stale(data_copy):
     path = data_copy / "i18n" / "en.yaml"
     table = yaml.safe_load(path.read_text(encoding="utf-8"))
     table["check.found"]["one"] = "{n} finding only"
-    path.write_text(yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    path.write_text(dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
     stale = {(p.lang, p.key) for p in i18n.problems(validate(load(data_copy))) if p.kind == "stale"}
     assert {(lang, "ui:check.found") for lang in ("zh", "ru", "id")} <= stale

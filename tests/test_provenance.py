@@ -17,7 +17,7 @@ import sys
 import pytest
 import yaml
 
-from atlas.load import load
+from atlas.load import dump, load
 from atlas.problems import DataError
 from atlas.provenance import found_in
 from atlas.validate import validate
@@ -75,7 +75,7 @@ def write_article(data, arts, text: str, recorded: str | None = None) -> None:
     source = {"id": "tiny-a", "file": "a.txt", "language": "en", "description": "a test article",
               "form": "news report", "published": dt.date(2027, 1, 11), "about": "9.1", "sha256": sha,
               "contribution": "Everything about {about}."}
-    (data / "sources.yaml").write_text(yaml.safe_dump({"sources": [source]}), encoding="utf-8")
+    (data / "sources.yaml").write_text(dump({"sources": [source]}), encoding="utf-8")
 
 
 def edit(path, old: str, new: str) -> None:
@@ -127,7 +127,7 @@ def test_an_exemption_needs_an_inferred_note_that_names_the_value(tiny):
     assert any(p.startswith(f"{F91}: 91-sample: values.removed_in: value 9.2 not found") for p in found), found
     rel = yaml.safe_load((data / "releases" / "9.1.yaml").read_text(encoding="utf-8"))
     rel["changes"][0]["notes"] = [{"kind": "inferred", "text": "The report implies it.", "values": ["removed_in"]}]
-    (data / "releases" / "9.1.yaml").write_text(yaml.safe_dump(rel, sort_keys=False), encoding="utf-8")
+    (data / "releases" / "9.1.yaml").write_text(dump(rel, sort_keys=False), encoding="utf-8")
     assert validate(load(data), arts).provenance.exempt == 1
 
 
@@ -277,7 +277,7 @@ def _add_web_source(data) -> None:
     doc["sources"].append({"id": "tiny-web", "url": "https://pytorch.org/blog/tiny-9-1/", "language": "en",
                            "description": "the project's blog", "form": "release announcement",
                            "published": dt.date(2027, 1, 10), "about": "9.1", "contribution": "The announcement."})
-    (data / "sources.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    (data / "sources.yaml").write_text(dump(doc), encoding="utf-8")
 
 
 def test_a_web_locator_is_listed_as_not_re_verifiable_never_counted_as_found(tiny):

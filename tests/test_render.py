@@ -15,7 +15,7 @@ import yaml
 
 from atlas.enrich import enrich
 from atlas.langs import LANGS, TRANSLATED
-from atlas.load import load
+from atlas.load import dump, load
 from atlas.render import Renderer, environment, fence
 from atlas.text import escape, render_html
 from atlas.validate import validate
@@ -49,13 +49,13 @@ def _fixture_data(tmp_path: Path, release: Path, zh: dict | None = None) -> Path
         # release, 9.0's (cited from an article about 9.1) a partial one (enrich.partial_releases)
         doc = yaml.safe_load((data / "sources.yaml").read_text(encoding="utf-8"))
         next(s for s in doc["sources"] if s["id"] == "zh-arex-215")["about"] = "9.1"
-        (data / "sources.yaml").write_text(yaml.safe_dump(doc, allow_unicode=True), encoding="utf-8")
+        (data / "sources.yaml").write_text(dump(doc, allow_unicode=True), encoding="utf-8")
         shutil.copy(GOLDEN / "9.0.yaml", data / "releases" / "9.0.yaml")
         shutil.copy(GOLDEN / "evidence.lock.yaml", data / "evidence.lock.yaml")   # one wheel: a release read from it
     if zh:
         (data / "translations" / "zh" / "releases").mkdir(parents=True)
         (data / "translations" / "zh" / "releases" / "9.1.yaml").write_text(
-            yaml.safe_dump(zh, allow_unicode=True), encoding="utf-8")
+            dump(zh, allow_unicode=True), encoding="utf-8")
     return data
 
 

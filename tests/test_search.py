@@ -14,7 +14,7 @@ import yaml
 
 from atlas import search_index as si
 from atlas.langs import LANGS
-from atlas.load import load
+from atlas.load import dump, load
 from atlas.problems import DataError
 from atlas.render import Renderer
 from atlas.validate import validate
@@ -228,7 +228,7 @@ def test_an_alias_that_attaches_to_no_page_stops_the_build(data_copy):
     path = data_copy / "search" / "aliases.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     data["aliases"].append({"id": "ghost", "means": ["Zorblax9000"], "words": {"all": ["zb"]}})
-    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    path.write_text(dump(data, allow_unicode=True), encoding="utf-8")
     from atlas.enrich import enrich
     with pytest.raises(DataError, match=r"data/search/aliases.yaml: ghost: means: no page contains any of Zorblax9000"):
         si.build(enrich(validate(load(data_copy))))
@@ -244,7 +244,7 @@ def test_broken_stop_words_are_reported(data_copy, bad, message):
     path = data_copy / "search" / "stopwords.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     data.update(bad)
-    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    path.write_text(dump(data, allow_unicode=True), encoding="utf-8")
     with pytest.raises(DataError) as info:
         validate(load(data_copy))
     assert any(p.startswith(message) for p in info.value.problems), info.value.problems

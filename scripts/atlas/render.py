@@ -25,7 +25,6 @@ import jinja2
 from . import atlas_check as checker
 from . import plural, rawhtml
 from . import text as fmt
-from .atlas_check import ENV_CHECKS
 from .enrich import Atlas
 from .generated import is_generated, owned
 from .i18n import text_for
@@ -284,7 +283,7 @@ class Renderer:
                       {"title": self.ui["sources.title"], "description": self.ui["sources.description"]}))
         add(self.page("check.md.j2", "check/index.md", "data/releases/*.yaml",
                       {"title": self.ui["check.title"], "description": self.ui["check.description"]},
-                      check_items=ENV_CHECKS, atlas_lang=self.lang, check_python=checker.MIN_PYTHON,
+                      atlas_lang=self.lang, check_python=checker.MIN_PYTHON,
                       check_exit={"ok": checker.EXIT_OK, "notes": checker.EXIT_NOTES, "breaks": checker.EXIT_BREAKS}))
         add(self.page("api.md.j2", "api.md", "data/releases/*.yaml",
                       {"title": self.ui["api.title"], "description": self.ui["api.description"]}))
