@@ -38,7 +38,7 @@ def test_serve_rebuilds_on_data_edits_and_keeps_the_last_good_pages(serving):
     rel = repo / "data" / "releases" / "2.15.yaml"
     serve_watch.edit_to_refresh(s, rel, "Distributed checkpoints saved by", "Distributed checkpoints written by", page)
     # the title is on the upgrade page too, which the incremental render must not leave stale
-    s.wait_for("upgrade/2.14-to-2.15/", "Distributed checkpoints written by", timeout=60)
+    s.wait_for("upgrade/2.14-to-2.15/", "Distributed checkpoints written by")
     good = s.get(page)[1]
     text = rel.read_text(encoding="utf-8")
     before = len(s.lines)
@@ -60,7 +60,7 @@ def test_serve_rebuilds_on_data_edits_and_keeps_the_last_good_pages(serving):
     assert code.count(old) == 1
     render.write_text(code.replace(old, "; edit the data, then run `make build` (serve-test-edit) -->"), encoding="utf-8")
     before = len(s.lines)
-    s.wait_for(page, "(serve-test-edit)", timeout=60)
+    s.wait_for(page, "(serve-test-edit)")
     assert "pipeline code changed; reloaded" in "".join(s.lines[before:])
     assert s.proc.poll() is None
 
