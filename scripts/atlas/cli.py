@@ -61,8 +61,9 @@ def cmd_serve(args) -> int:
         env["ATLAS_SERVE_LANG"] = args.lang
     from .load import ROOT
 
-    # --dirty: MkDocs rebuilds only the pages whose Markdown changed; the pipeline rewrites exactly the
-    # generated pages whose content an edit changed (render.write_pages), so the others are current
+    # --dirty: MkDocs rebuilds only the pages whose Markdown changed; the pipeline renders again only the
+    # pages an edit of texts changes (incremental.py) and rewrites exactly the generated pages whose
+    # content changed (render.write_pages), so the others are current
     return subprocess.call([sys.executable, "-m", "mkdocs", "serve", "--dirty", "--dev-addr", args.dev_addr],
                            cwd=ROOT, env=env)
 

@@ -2,7 +2,8 @@
 
 In:  the plugin's state dict (``site_url``, ``langs``, ``building``) and MkDocs' site directory.
 Out: the generated pages under ``docs/`` (once per data fingerprint, so mkdocs-static-i18n's
-     four language builds generate once); after the last language is built, the files MkDocs
+     four language builds generate once; under ``mkdocs serve`` an edit of fact texts renders
+     again only the pages that read them, incremental.py); after the last language is built, the files MkDocs
      does not build: the JSON API (with the upgrade checker's rules.json), the standalone
      checker and ruff configurations under /check/, the Atom feeds, the search index (not under
      ``mkdocs serve``), one 404 page per language, the redirect pages of renamed ids and robots.txt.
@@ -17,12 +18,12 @@ import logging
 from pathlib import Path
 from typing import NamedTuple
 
-from . import api, feed, i18n, rules, search_index
+from . import api, feed, i18n, incremental, rules, search_index
 from .enrich import Atlas, enrich
 from .langs import LANGS, SOURCE
 from .load import DATA, RawData, load
 from .problems import DataError
-from .render import TEMPLATES, hand_written, render_all, write_pages
+from .render import TEMPLATES, hand_written, write_pages
 from .urls import DEFAULT_SITE_URL, url_for
 from .validate import validate
 
@@ -32,11 +33,20 @@ PACKAGE = Path(__file__).resolve().parent
 
 def fingerprint(site_url: str = "") -> str:
     """Changes when the data, the templates or the site URL change (the pages are then generated again)."""
-    h = hashlib.sha256(site_url.encode())
-    for p in sorted(DATA.rglob("*.yaml")) + sorted(DATA.rglob("*.txt")) + sorted(TEMPLATES.glob("*.j2")):
-        h.update(str(p).encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()
+    return fingerprints(site_url)[0]
+
+
+def fingerprints(site_url: str = "", data_dir: Path = DATA) -> tuple[str, str]:
+    """(``fingerprint``, the same without the files that hold fact texts: data/releases/,
+    data/translations/, data/sources.yaml; incremental.py compares those by their facts)."""
+    everything, others = hashlib.sha256(site_url.encode()), hashlib.sha256()
+    facts = (data_dir / "releases", data_dir / "translations")
+    for p in sorted(data_dir.rglob("*.yaml")) + sorted(data_dir.rglob("*.txt")) + sorted(TEMPLATES.glob("*.j2")):
+        data = p.read_bytes()
+        for h in (everything,) if p.parent in facts or facts[1] in p.parents or p == data_dir / "sources.yaml" else (everything, others):
+            h.update(str(p).encode())
+            h.update(data)
+    return everything.hexdigest(), others.hexdigest()
 
 
 class Built(NamedTuple):
@@ -44,11 +54,15 @@ class Built(NamedTuple):
     pages: dict[str, str]   # {"<lang>/<path>.md": Markdown}
     api_files: dict         # {"<name>.json": JSON-able}, rules.json (the upgrade checker's rules) among them
     check_files: dict       # {"check/atlas_check.py" | "check/ruff-<v>.toml": text}, beside the /check/ page
+    rendered: incremental.Rendered | None = None   # what the next run of mkdocs serve compares against
 
 
-def pipeline(raw: RawData | None = None, langs=LANGS, site_url: str = DEFAULT_SITE_URL) -> Built:
+def pipeline(raw: RawData | None = None, langs=LANGS, site_url: str = DEFAULT_SITE_URL,
+             previous: incremental.Rendered | None = None, others: str | None = None) -> Built:
     """(load ->) validate -> enrich -> render, in memory: (the facts, ``{"<lang>/<path>.md": Markdown}``
     for ``langs``, the JSON API files). ``raw`` is load's output (default: ``load()`` of data/).
+    ``previous`` (the last run's ``Built.rendered``) with ``others`` (``fingerprints()[1]`` of the
+    data it was loaded from) renders again only the pages an edit of texts changed (incremental.py).
     Raises ``DataError`` (each problem ``file: id: field: message``) for any bad input; nothing is
     written, so the last good site stays."""
     fb = validate(raw if raw is not None else load())
@@ -56,7 +70,7 @@ def pipeline(raw: RawData | None = None, langs=LANGS, site_url: str = DEFAULT_SI
     if missing:
         raise DataError(missing)
     atlas = enrich(fb)
-    pages = render_all(atlas, langs, site_url)
+    rendered = incremental.render(atlas, langs, site_url, others or "", previous if others is not None else None)
     try:
         api_files = api.build(atlas, site_url)
     except Exception as exc:  # noqa: BLE001 - a clean message, never a traceback
@@ -65,7 +79,7 @@ def pipeline(raw: RawData | None = None, langs=LANGS, site_url: str = DEFAULT_SI
     api_files["rules.json"] = found
     check_files = {"check/atlas_check.py": rules.standalone_script(found)}
     check_files.update({f"check/ruff-{p.version}.toml": rules.ruff_config(found, p.version) for p in atlas.history})
-    return Built(atlas, pages, api_files, check_files)
+    return Built(atlas, rendered.pages, api_files, check_files, rendered)
 
 
 def generate(state: dict) -> Atlas:
@@ -76,22 +90,33 @@ def generate(state: dict) -> Atlas:
     do not scan it again at every collection (0.3-0.5 s a build, BENCHMARKS.md). Not under
     ``mkdocs serve``, whose rebuilds would pile up frozen objects."""
     site_url = state.get("site_url") or DEFAULT_SITE_URL
-    fp = fingerprint(site_url)
+    fp, others = fingerprints(site_url)
     if state.get("fingerprint") != fp:
         langs = tuple(state.get("langs") or LANGS)   # `make serve SERVE_LANG=ru` renders one language
-        built = pipeline(None, langs, site_url)   # raises DataError: the build stops, site/ untouched
-        written, removed = write_pages(built.pages, langs=langs)
-        log.info(f"atlas: {written} generated pages written, {removed} removed")
-        state.update(fingerprint=fp, atlas=built.atlas, api_files=built.api_files, check_files=built.check_files)
+        before = state.get("rendered")
+        # raises DataError: the build stops, site/ untouched, and the last good run stays `before`
+        built = pipeline(None, langs, site_url, before, others)
+        written, removed = write_pages(built.pages, langs=langs, before=before.pages if before else None)
+        log.info(f"atlas: {built.rendered.rendered} pages rendered, {written} generated pages written, {removed} removed")
+        state.update(fingerprint=fp, atlas=built.atlas, api_files=built.api_files, check_files=built.check_files,
+                     rendered=built.rendered if not state.get("building") else None)
         if state.get("building"):
             gc.freeze()
     return state["atlas"]
 
 
 def write_outputs(state: dict, site_dir: Path) -> None:
-    """After the last language's build: the files MkDocs does not build, into ``site_dir``."""
+    """After the last language's build: the files MkDocs does not build, into ``site_dir``. Under
+    ``mkdocs serve`` (which keeps ``site_dir``), only the JSON files that changed since the last
+    rebuild are written again (encoding all of them costs about 0.5 s)."""
     atlas, site_url = state["atlas"], state.get("site_url") or DEFAULT_SITE_URL
-    api.write(state["api_files"], site_dir / "api" / "v1")
+    last = state.get("api_written") if not state.get("building") else None
+    if last is None or last[0] != site_dir:
+        last = (site_dir, {})
+    api_files = {name: body for name, body in state["api_files"].items() if last[1].get(name) != body}
+    api.write(api_files, site_dir / "api" / "v1")
+    if not state.get("building"):
+        state["api_written"] = (site_dir, {**last[1], **api_files})
     for name, text in state["check_files"].items():
         (site_dir / name).parent.mkdir(parents=True, exist_ok=True)
         (site_dir / name).write_text(text, encoding="utf-8")

@@ -1,12 +1,16 @@
 """The MkDocs plugin (``plugins: [atlas]`` in mkdocs.yml): dispatches to the pipeline, holds no logic.
 
-on_startup       notes whether this is `mkdocs serve` (no search index; code edits reload the pipeline)
+on_startup       notes whether this is `mkdocs serve` (no search index; code edits reload the pipeline,
+                 except the unchanged modules that import nothing of the package: their caches, such
+                 as the parsed runtime locks and their API diffs, stay)
 on_serve         a failed rebuild keeps serving the last good pages; docs/ is watched without the generated pages
 on_config        the pipeline (pipeline.generate): load -> validate -> enrich -> render -> docs/<lang>/...,
                  early, so a data error stops the build before anything is written
 on_page_markdown / on_page_content
                  raw HTML blocks (the API diffs) kept out of Markdown and put back after it (rawhtml)
-on_env           UI strings for the theme templates (404, Open Graph tags)
+on_env           UI strings for the theme templates (404, Open Graph tags); the theme's compiled
+                 templates kept in memory for the next language and the next rebuild (MkDocs makes a
+                 new Jinja environment for each, and compiling Material's templates costs ~0.1 s each time)
 on_post_template keeps each language's 404 page
 on_post_build    after the last language (mkdocs-static-i18n builds the others inside its own
                  on_post_build, so ours runs once per language and the outermost one last): the
@@ -17,12 +21,14 @@ A data error becomes MkDocs' ``PluginError`` with the validator's lines: no trac
 """
 from __future__ import annotations
 
+import ast
 import importlib
 import logging
 import sys
 from html import escape
 from pathlib import Path
 
+import jinja2
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.exceptions import Abort, PluginError
@@ -44,8 +50,37 @@ class AtlasConfig(Config):
 
 
 def _code_stamp() -> tuple:
-    """Changes when a module of the pipeline is edited."""
-    return tuple(sorted((p.name, p.stat().st_mtime_ns) for p in PACKAGE.glob("*.py")))
+    """Changes when a module of the pipeline is edited (wheel/ too)."""
+    return tuple(sorted((str(p.relative_to(PACKAGE)), p.stat().st_mtime_ns) for p in PACKAGE.rglob("*.py")))
+
+
+def _self_contained(module, edited: set[str]) -> bool:
+    """Whether ``module`` is unchanged (not in ``edited``, paths relative to the package) and
+    imports nothing of the package, so that keeping it across a reload cannot keep old code."""
+    path = Path(getattr(module, "__file__", None) or PACKAGE)
+    if path.suffix != ".py" or str(path.relative_to(PACKAGE)) in edited:
+        return False
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == "atlas"):
+            return False
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "atlas" for a in node.names):
+            return False
+    return True
+
+
+class _CompiledInMemory(jinja2.BytecodeCache):
+    """Compiled templates by name, for this process. Jinja stores each with its source's checksum
+    and compiles again a template whose source changed (an edited theme override)."""
+
+    def __init__(self):
+        self.code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket):
+        if bucket.key in self.code:
+            bucket.bytecode_from_string(self.code[bucket.key])
+
+    def dump_bytecode(self, bucket):
+        self.code[bucket.key] = bucket.bytecode_to_string()
 
 
 class AtlasPlugin(BasePlugin[AtlasConfig]):
@@ -56,19 +91,29 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         self.stamp = _code_stamp()
         self.steps = importlib.import_module("atlas.pipeline")
         self.raw: dict[str, list[str]] = {}   # page -> its raw HTML blocks, between the two page events
+        self.compiled = _CompiledInMemory()   # the theme's templates, compiled once
 
     def _reload_if_edited(self) -> None:
         """Under `mkdocs serve`, an edited module of the pipeline takes effect at the next rebuild:
-        the pipeline's modules are imported again and the pages generated again."""
+        the pipeline's modules are imported again and the pages generated again. A module that is
+        unchanged and imports nothing of the package is kept (``_self_contained``), with its caches:
+        wheel/runtime.py's parsed locks and API diffs are most of the first run's enrich step."""
         stamp = _code_stamp()
         if stamp == self.stamp:
             return
+        edited = {name for name, _ in set(stamp) ^ set(self.stamp)}
         keep = {"atlas", __name__}
-        for name in [n for n in sys.modules if n.startswith("atlas.") and n not in keep]:
+        dropped = [n for n in sys.modules if n.startswith("atlas.") and n not in keep
+                   and not _self_contained(sys.modules[n], edited)]
+        for name in dropped:
             del sys.modules[name]
+            parent, _, child = name.rpartition(".")
+            if parent in sys.modules and hasattr(sys.modules[parent], child):
+                # else `from . import x` finds the old module on the package and never imports it again
+                delattr(sys.modules[parent], child)
         self.steps = importlib.import_module("atlas.pipeline")
         self.stamp, self.state = stamp, {"404": self.state.get("404", {})}
-        log.info("atlas: pipeline code changed; reloaded")
+        log.info(f"atlas: pipeline code changed; reloaded ({len(dropped)} modules imported again)")
 
     def _guarded(self, step, *args):
         try:
@@ -131,6 +176,8 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         return html.replace(PERMALINK, f'title="{escape(title, quote=True)}"') if lang != SOURCE else html
 
     def on_env(self, env, *, config, files):
+        if env.bytecode_cache is None:
+            env.bytecode_cache = self.compiled
         env.globals["atlas_ui"] = lambda lang, key: self.steps.ui_string(self.state, lang, key)
         env.globals["url_for"] = self.steps.url_for   # url_for(lang, "changes/x/") -> "/zh/changes/x/"
         return env

@@ -6,6 +6,10 @@ Out: ``{relative path under docs/: Markdown}`` for every language, e.g.
      ``docs/`` (only files whose content changed, so ``mkdocs serve`` does not
      loop) and deletes generated files that no longer have a fact.
 
+``render_tracked`` also says which fact texts each page read (``fact_html`` / ``fact_plain``)
+and can render a subset of the pages: ``incremental.py`` renders again only the pages an edit
+of a text changes.
+
 Templates are strict (``StrictUndefined``); a UI string missing in any language
 is an error. Any exception while rendering a page becomes a ``DataError`` naming the
 data file, the fact and the template line, never a traceback. Every text from data goes through ``text.render_html``, which
@@ -139,8 +143,11 @@ class Renderer:
     Each page also gets ``path`` (its docs path), ``page_title`` and its own context (``c``, ``rel``, ``up``...).
     """
 
-    def __init__(self, atlas: Atlas, lang: str, site_url: str = DEFAULT_SITE_URL):
+    def __init__(self, atlas: Atlas, lang: str, site_url: str = DEFAULT_SITE_URL, only=None):
         self.atlas, self.fb, self.lang, self.site_url = atlas, atlas.fb, lang, site_url
+        self.only = only                          # the pages to render ("<lang>/<path>"), None: all
+        self.reads: dict[str, frozenset] = {}     # page -> the fact text keys it read
+        self._reading: set | None = None          # the keys the page being rendered has read so far
         self.ui = atlas.fb.ui[lang]
         self.texts = {t.key: t for t in atlas.fb.texts}
         self._ui_memo: dict = {}
@@ -192,12 +199,16 @@ class Renderer:
 
     def fact_plain(self, key: str) -> str:
         """A fact text as plain text (front matter, meta tags)."""
+        if self._reading is not None:
+            self._reading.add(key)
         item = self.texts[key]
         return fmt.render_plain(text_for(self.fb, key, self.lang, item.en), self.fb.scopes[item.owner], self.lang)
 
     def fact_html(self, key: str) -> str:
         """A fact text, translated, placeholders filled, escaped for Markdown and HTML (kept per key:
         a change's title appears on its page, its release, the tables and the upgrade pages)."""
+        if self._reading is not None:
+            self._reading.add(key)
         if key not in self._fact_memo:
             item = self.texts[key]
             self._fact_memo[key] = fmt.render_html(text_for(self.fb, key, self.lang, item.en),
@@ -221,23 +232,31 @@ class Renderer:
         return fmt.escape(fmt.format_moment(dt_value, self.lang, tz))
 
     # --- pages ------------------------------------------------------------------------
-    def page(self, template: str, path: str, src: str, meta: dict | Any, **ctx: Any) -> tuple[str, str]:
+    def page(self, template: str, path: str, src: str, meta: dict | Any, **ctx: Any) -> tuple[str, str | None]:
+        """(``"<lang>/<path>"``, its Markdown), or None for a page outside ``only``."""
+        rel = f"{self.lang}/{path}"
+        if self.only is not None and rel not in self.only:
+            return rel, None
+        self._reading = set()
         try:
             meta = meta() if callable(meta) else meta
             body = self.env.get_template(template).render(**self.globals, path=path, page_title=fmt.escape(meta["title"]), **ctx)
         except Exception as exc:  # noqa: BLE001 - any failure is reported as a data error, not a traceback
             raise DataError([render_problem(exc, template, src, self.lang, ctx)]) from None
+        finally:
+            self.reads[rel], self._reading = frozenset(self._reading), None
         if not re.search(r"^#{2,6} ", body, re.M):  # no sections: the content gets the empty TOC's width
             meta = {**meta, "hide": ["toc"]}
         md = yaml_front(meta) + MARK.format(src=src) + "\n\n" + body
-        return f"{self.lang}/{path}", md
+        return rel, md
 
     def pages(self) -> dict[str, str]:
         a, out = self.atlas, {}
         files = self.fb.release_files
 
         def add(result):
-            out[result[0]] = result[1]
+            if result[1] is not None:
+                out[result[0]] = result[1]
 
         add(self.page("home.md.j2", "index.md", "data/releases/*.yaml",
                       {"title": self.ui["home.title"], "description": self.ui["home.description"]}))
@@ -292,17 +311,31 @@ class Renderer:
 
 def render_all(atlas: Atlas, langs=LANGS, site_url: str = DEFAULT_SITE_URL) -> dict[str, str]:
     """Every page of ``langs``: ``{"<lang>/<path>.md": Markdown}``."""
+    return render_tracked(atlas, langs, site_url)[0]
+
+
+def render_tracked(atlas: Atlas, langs=LANGS, site_url: str = DEFAULT_SITE_URL,
+                   only=None) -> tuple[dict[str, str], dict[str, frozenset]]:
+    """The pages of ``langs`` (those in ``only``, a set of ``"<lang>/<path>.md"``, when given) and,
+    for each, the fact text keys it read: ``({page: Markdown}, {page: frozenset(keys)})``."""
     pages: dict[str, str] = {}
+    reads: dict[str, frozenset] = {}
     for lang in langs:
-        pages.update(Renderer(atlas, lang, site_url).pages())
-    return pages
+        r = Renderer(atlas, lang, site_url, only)
+        pages.update(r.pages())
+        reads.update(r.reads)
+    return pages, reads
 
 
-def write_pages(pages: dict[str, str], docs: Path = DOCS, langs=LANGS) -> tuple[int, int]:
-    """Write changed pages, delete generated pages of ``langs`` that no longer exist. Returns (written, removed)."""
+def write_pages(pages: dict[str, str], docs: Path = DOCS, langs=LANGS, before: dict | None = None) -> tuple[int, int]:
+    """Write changed pages, delete generated pages of ``langs`` that no longer exist. Returns (written, removed).
+    ``before``: the pages this process wrote last time; a page equal to it is not read again."""
     written = removed = 0
+    before = before or {}
     for rel, md in pages.items():
         path = docs / rel
+        if before.get(rel) == md and path.exists():
+            continue
         if path.exists() and path.read_text(encoding="utf-8") == md:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -324,11 +324,21 @@ def ratio_rows(repo: Path, tmp: Path, rounds: int = ROUNDS) -> list[tuple[str, s
     return rows
 
 
+def _loaded(measure, *args) -> str:
+    """``measure(*args)`` in seconds, with the machine's 1-minute load average before and after it
+    (the figures mean little on a machine that other jobs keep busy)."""
+    before = os.getloadavg()[0]
+    seconds = measure(*args)
+    return f"{seconds:.1f} s (load {before:.1f} / {os.getloadavg()[0]:.1f})"
+
+
 def serve_rows(repo: Path) -> list[tuple[str, str]]:
-    return [("`make serve SERVE_LANG=en`: edit a title in data/ to refreshed page (median of 5)", f"{edit_to_refresh(repo, 'en'):.1f} s"),
-            ("`make serve` (4 languages): edit a title in data/ to refreshed page (median of 5)", f"{edit_to_refresh(repo, None):.1f} s"),
+    return [("`make serve SERVE_LANG=en`: edit a title in data/ to refreshed page (median of 5)", _loaded(edit_to_refresh, repo, "en")),
+            ("`make serve` (4 languages): edit a title in data/ to refreshed page (median of 5)", _loaded(edit_to_refresh, repo, None)),
             ("`make serve SERVE_LANG=en`: edit a module in scripts/atlas/ to refreshed page (median of 3)",
-             f"{code_edit_to_refresh(repo, 'en'):.1f} s")]
+             _loaded(code_edit_to_refresh, repo, "en")),
+            ("`make serve` (4 languages): edit a module in scripts/atlas/ to refreshed page (median of 3)",
+             _loaded(code_edit_to_refresh, repo, None))]
 
 
 def write_table(rows: list[tuple[str, str]], title: str, write: bool) -> None:
@@ -351,8 +361,8 @@ def main() -> int:
     if args.serve_only or args.ratio_only:
         with tempfile.TemporaryDirectory() as tmp:
             repo = repo_copy(Path(tmp) / "repo")
-            timed_build(repo, Path(tmp) / "site")          # generates the pages the plain build reads
             if args.ratio_only:
+                timed_build(repo, Path(tmp) / "site")      # generates the pages the plain build reads
                 write_table(ratio_rows(repo, Path(tmp), args.rounds), "Build time against plain Material", write)
             if args.serve_only:
                 write_table(serve_rows(repo), "make serve: edit to refreshed page", write)
