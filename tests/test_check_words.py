@@ -222,6 +222,20 @@ def test_the_cli_prints_no_english(judge, rules_file, lang, tmp_path):
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
+def test_a_release_the_rules_do_not_know_is_said_in_the_language(judge, rules_file, lang, capsys):
+    """--to and --from name a release the rules do not know: the usage error's reason (after the
+    option name argparse prints) is in the reader's language."""
+    said = []
+    for argv in (["code", "--to", "9.9", "--lang", lang, "."], ["code", "--from", "x.y", "--lang", lang, "."],
+                 ["env", "--to", "9.9", "--lang", lang, "-"]):
+        with pytest.raises(SystemExit):
+            ac.main(["--rules", rules_file, *argv], out=io.StringIO())
+        err = capsys.readouterr().err.strip().splitlines()[-1]
+        said.append((" ".join(argv), err.split(": --", 1)[1].split(": ", 1)[1]))
+    assert len(said) == 3 and not judge(lang, [(name, text, set()) for name, text in said]), said
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
 def test_the_page_prints_no_english(judge, rules, lang, tmp_path):
     runs = page_outputs(rules, lang, tmp_path)
     assert len(runs) > 130 and sum(len(t) for _, t, _ in runs) > 10000

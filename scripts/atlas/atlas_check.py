@@ -2962,7 +2962,7 @@ def main_ckpt(args, rules, parser, out):
     table = ckpt_releases(rules)
     if not table:
         parser.error("these rules carry no weights_only allow-lists (rules older than the ckpt check)")
-    to = args.to and _target(rules, args.to, parser) or [r for r in rules["releases"] if r in table][-1]
+    to = args.to and _target(rules, args.to, parser, args.lang) or [r for r in rules["releases"] if r in table][-1]
     if to not in table:
         parser.error("--to: no weights_only allow-list for %s (known: %s)" % (to, ", ".join(table)))
     for p in args.files:
@@ -3067,23 +3067,23 @@ def _parser():
     return p
 
 
-def _target(rules, to, parser):
+def _target(rules, to, parser, lang="en"):
     releases = rules["releases"]
     if not to:
         return releases[-1]
     rel, note = release_of(to, releases)
     if rel is None or note:
-        parser.error("--to: " + say(rules, "en", note))
+        parser.error("--to: " + say(rules, lang, note))
     return rel
 
 
 def main_code(args, rules, parser, out):
     releases = rules["releases"]
-    to = _target(rules, args.to, parser)
+    to = _target(rules, args.to, parser, args.lang)
     if args.frm:
         frm, note = release_of(args.frm, releases)
         if frm is None:
-            parser.error("--from: " + say(rules, "en", note))
+            parser.error("--from: " + say(rules, args.lang, note))
         why = msg("check.cli.from_option", version=args.frm)
     else:
         pin, where = find_pin(args.paths)
@@ -3179,7 +3179,7 @@ def header_text(rules, lang, frm, to, why):
 
 
 def main_env(args, rules, parser, out):
-    to = _target(rules, args.to, parser)
+    to = _target(rules, args.to, parser, args.lang)
     if args.file == "-":
         text = sys.stdin.read()
     else:
