@@ -39,7 +39,7 @@ import pytest
 from atlas import generated, provenance
 from atlas import pipeline as steps
 from atlas.langs import LANGS, TRANSLATED
-from atlas.load import RawData, load, parse
+from atlas.load import RawData, dump, load, parse
 from atlas.problems import DataError
 from atlas.schema import Sources
 from conftest import ROOT, atlas_env, repo_copy, run_atlas, small_history
@@ -229,7 +229,8 @@ def m_line_break(rng, obj):
 
 
 def m_escape_path(rng, obj):
-    files = [(p, n) for p, n in _nodes(obj) if p and p[-1] == "file" and isinstance(n, str)]
+    # a source's file (data/sources.yaml: sources.N.file), not a probe's file inside a wheel
+    files = [(p, n) for p, n in _nodes(obj) if len(p) == 3 and p[0] == "sources" and p[-1] == "file" and isinstance(n, str)]
     if not files:
         return m_line_break(rng, obj)
     path, node = rng.choice(files)
@@ -355,8 +356,7 @@ def test_full_build_fails_cleanly_and_keeps_the_last_good_site(built_site, tmp_p
         if text is None:
             obj = copy.deepcopy(_get(raw, rel))
             what = rng.choice([m_placeholder_typo, m_unknown_reference, m_wrong_type])(rng, obj)
-            import yaml
-            text = yaml.safe_dump(obj, allow_unicode=True, sort_keys=False)
+            text = dump(obj, allow_unicode=True, sort_keys=False)
         try:
             problems: list[str] = []
             obj = parse(text, rel, problems)

@@ -28,6 +28,7 @@ import yaml
 import serve_watch
 import static_server
 from atlas.langs import TRANSLATED
+from atlas.load import dump
 from benchmarks_file import write_section
 from ensure_browser import CHROMIUM_ARGS, chromium
 
@@ -165,9 +166,9 @@ def multiply_changes(repo: Path, factor: int) -> int:
                     for key in [key for key in list(table) if key.startswith(c["id"] + ".")]:
                         table[new["id"] + key[len(c["id"]):]] = table[key]
         total += len(data["changes"])
-        rel_file.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        rel_file.write_text(dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
         for lang, p in tr_files.items():
-            p.write_text(yaml.safe_dump(trs[lang], allow_unicode=True, sort_keys=False), encoding="utf-8")
+            p.write_text(dump(trs[lang], allow_unicode=True, sort_keys=False), encoding="utf-8")
     (repo / "data" / "published_ids.yaml").write_text("published: []\nredirects: {}\n")
     return total
 
