@@ -121,6 +121,24 @@ def test_invalid_yaml_names_the_file(data_copy):
     assert info.value.problems[0].startswith("data/releases/9.1.yaml: -: line 2, column 1: not valid YAML")
 
 
+def test_a_file_loaded_again_gives_its_current_document_as_a_fresh_copy(data_copy):
+    """load keeps each file's last parse (``mkdocs serve`` loads every file after each edit): an
+    unchanged file gives an equal document that is not the one handed out before, so a step that
+    changes what it was given cannot change the next run's data; an edited file is parsed again,
+    and an edit that breaks it is still an error."""
+    rel = data_copy / "releases" / "2.15.yaml"
+    first = load(data_copy)
+    second = load(data_copy)
+    assert second.releases == first.releases and second.releases["data/releases/2.15.yaml"] is not first.releases["data/releases/2.15.yaml"]
+    first.releases["data/releases/2.15.yaml"]["changes"].clear()
+    assert load(data_copy).releases == second.releases
+    rel.write_text(rel.read_text(encoding="utf-8").replace('version: "2.15"', 'version: "2.16"', 1), encoding="utf-8")
+    assert load(data_copy).releases["data/releases/2.15.yaml"]["version"] == "2.16"
+    rel.write_text("version: [unclosed\n")
+    with pytest.raises(DataError):
+        load(data_copy)
+
+
 def test_published_id_without_page_or_redirect_fails(data_copy):
     ledger = data_copy / "published_ids.yaml"
     ledger.write_text(dump({"published": ["215-renamed-away"], "redirects": {}}))

@@ -215,16 +215,36 @@ def test_raw_html_blocks_skip_markdown_and_come_back_unchanged():
         rawhtml.paste(markdown.markdown(cut).replace("<!--atlas-raw-0-->", ""), blocks)
 
 
-def test_every_upgrade_page_keeps_its_api_diff_out_of_markdown(real_pages):
-    """The upgrade pages' API diffs are raw blocks (most of a build's Markdown time otherwise)."""
+def test_raw_html_inside_a_line_skips_markdown_too():
+    """A raw block inside a list item or a table cell (a change's disclosure) comes back byte for
+    byte, and the Markdown around it is still Markdown."""
+    from atlas import rawhtml
+
+    block = "<details><summary>*not emphasis*</summary><p>a_b_c `not code`</p></details>"
+    md = (f"1. [link](x.md) *yes*{rawhtml.START}{block}{rawhtml.END}\n2. two\n\n"
+          f"| a | b |\n|---|---|\n| *cell* | {rawhtml.START}{block}{rawhtml.END} |\n")
+    cut, blocks = rawhtml.cut(md)
+    assert blocks == [block, block] and block not in cut
+    html = rawhtml.paste(markdown.markdown(cut, extensions=["tables"]), blocks)
+    assert html.count(block) == 2 and "<em>yes</em>" in html and "<em>cell</em>" in html
+    assert "<li>" in html and "<td>" in html
+
+
+def test_upgrade_pages_keep_their_finished_html_out_of_markdown(real_pages):
+    """The upgrade pages' API diff, deprecation lines and each change's disclosure are raw blocks:
+    Markdown reads none of it (most of a build's Markdown time otherwise, and of a rebuild's)."""
     from atlas import rawhtml
 
     for lang, pages in real_pages.items():
         ups = {p: md for p, md in pages.items() if "/upgrade/" in p and p.endswith("-to-2.15.md")}
         assert len(ups) == 15, lang
         for p, md in ups.items():
-            _, blocks = rawhtml.cut(md)
-            assert len(blocks) == 1 and 'class="atlas-apidiff"' in blocks[0], p
+            cut, blocks = rawhtml.cut(md)
+            assert sum('class="atlas-apidiff"' in b for b in blocks) == 1, p
+            for finished in ('class="atlas-apidiff"', 'class="atlas-names"', "<details class=\"atlas-more"):
+                assert finished not in cut, (p, finished)
+        deps = [md for p, md in pages.items() if "/upgrade/" in p and 'class="atlas-names"' in rawhtml.cut(md)[0]]
+        assert not deps, lang
 
 
 @pytest.mark.parametrize("lang", ["en", *TRANSLATED])

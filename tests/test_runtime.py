@@ -232,8 +232,8 @@ def test_signature_helpers():
     assert split_params("(a, b=(1, 2), *, c='x,y', d={1: 2})") == ["a", "b=(1, 2)", "*", "c='x,y'", "d={1: 2}"]
     # a default the probe cut short leaves a bracket open: the cut ends it
     assert split_params("(m, *, p=Policy(a=None, b=None, c…, q=None, r=None)") == ["m", "*", "p=Policy(a=None, b=None, c…", "q=None", "r=None"]
-    assert params("(a, /, b=1, *args, c, _p=2, **kw)") == [("a", "pos", None), ("b", "any", "1"), ("args", "*", None),
-                                                          ("c", "kw", None), ("kw", "**", None)]
+    assert params("(a, /, b=1, *args, c, _p=2, **kw)") == (("a", "pos", None), ("b", "any", "1"), ("args", "*", None),
+                                                          ("c", "kw", None), ("kw", "**", None))
     assert params_text("(a, b=1, *, c=None)") == "(a, b=, *, c=)"
 
 

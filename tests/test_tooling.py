@@ -232,3 +232,46 @@ def test_a_hostile_title_is_escaped_in_head_page_and_json(variant_site):
     assert head.h1.replace("\u00b6", "").strip() == HOSTILE_PLAIN
     changes = json.loads((variant_site / "api" / "v1" / "changes.json").read_text(encoding="utf-8"))["changes"]
     assert next(c for c in changes if c["id"] == HOSTILE_ID)["text"]["en"]["title"] == HOSTILE_PLAIN
+
+
+def test_a_serve_rebuild_pauses_the_collector_and_always_resumes_it(tmp_path):
+    """plugin.on_serve: during a rebuild of `mkdocs serve` Python's collector is off (it would scan
+    the server's millions of objects); after the rebuild, after a failed one (bad data: MkDocs'
+    Abort) and after a crash, it is on again."""
+    import gc
+
+    from mkdocs.exceptions import Abort
+
+    from atlas.plugin import AtlasPlugin
+
+    class Server:
+        builder = None
+
+        def unwatch(self, path):
+            pass
+
+        def watch(self, path):
+            pass
+
+    seen = []
+
+    def builder(config=None):
+        seen.append(gc.isenabled())
+        if config == "bad data":
+            raise Abort("the validator's message")
+        if config == "crash":
+            raise RuntimeError("boom")
+
+    class Config:
+        docs_dir = str(tmp_path / "docs")
+
+    (tmp_path / "docs").mkdir()
+    server = AtlasPlugin().on_serve(Server(), config=Config(), builder=builder)
+    assert gc.isenabled()
+    server.builder()
+    assert gc.isenabled()
+    server.builder("bad data")
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError):
+        server.builder("crash")
+    assert gc.isenabled() and seen == [False, False, False]

@@ -60,13 +60,8 @@ def _api_diff(d) -> Any:
     each name linked; ``unverified``: names one release could not judge, in no kind."""
     if d is None:
         return None
-    out: dict[str, list] = {k: [] for k in DIFF_KINDS}
-    for g in d["groups"]:
-        for what in out:
-            out[what] += [{**e, "module": g["module"]} for e in g[what]]
     return {"from_wheel": d["old_wheel"], "to_wheel": d["new_wheel"], "judged_by": "installed releases",
-            "counts": d["counts"], "unverified": d["unverified"],
-            **{k: sorted(v, key=lambda e: e["name"]) for k, v in out.items()}}
+            "counts": d["counts"], "unverified": d["unverified"], **{k: d["by_kind"][k] for k in DIFF_KINDS}}
 
 
 def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:

@@ -496,7 +496,11 @@ def _api_diff(old: Point, new: Point, runtimes: dict, links: dict[str, list[tupl
             "unverified": diff["unverified"],
             "groups": listed, "added_groups": [g for g in listed if g["added"]],
             "shown_groups": [g for g in listed if g["shown"]],     # the modules with more than added names
-            "versions": [p.version for p in steps] + [new.version], **{k: diff[k] for k in DIFF_KINDS}}
+            "versions": [p.version for p in steps] + [new.version], **{k: diff[k] for k in DIFF_KINDS},
+            # the JSON API's view: each kind's entries with their module, by name (made once per diff:
+            # the diffs are kept for the next run, see _API_DIFFS)
+            "by_kind": {k: sorted(({**e, "module": g["module"]} for g in listed for e in g[k]), key=lambda e: e["name"])
+                        for k in DIFF_KINDS}}
 
 
 #: Change types that explain a public API difference (a feature that merely uses a name does not).

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 START, END = "<!--atlas:raw-->", "<!--/atlas:raw-->"
-_BLOCK = re.compile(re.escape(START) + r"\n(.*?)\n" + re.escape(END), re.S)
+_BLOCK = re.compile(re.escape(START) + r"\n?(.*?)\n?" + re.escape(END), re.S)
 _MARK = re.compile(r"<!--atlas-raw-(\d+)-->")
 
 

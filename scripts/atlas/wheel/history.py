@@ -11,6 +11,7 @@ Out: ``WheelRelease`` (what one wheel shows), ``Point`` (one release of the hist
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -168,6 +169,7 @@ def floor_kind(family: str) -> str:
     return "glibc" if family.startswith("linux") else ("macOS" if family.startswith("macos") else "")
 
 
+@functools.cache   # a pure function of a few dozen tags, asked ~35,000 times a run
 def tag_floor(tag: str) -> str:
     """The oldest system a platform tag installs on: for manylinux the glibc (PEP 513/571/599/600:
     manylinux1 2.5, manylinux2010 2.12, manylinux2014 2.17, manylinux_X_Y X.Y), for macosx_X_Y the

@@ -123,7 +123,8 @@ def split_params(sig: str) -> list[str]:
     return out
 
 
-def params(sig: str) -> list[tuple[str, str, Optional[str]]]:
+@functools.lru_cache(maxsize=8192)   # a pure function of the signature, asked again on every run
+def params(sig: str) -> tuple[tuple[str, str, Optional[str]], ...]:
     """(name, kind, default) of each public parameter: kind is ``pos`` (positional-only),
     ``any``, ``kw`` (keyword-only), ``*`` or ``**``; default None when there is none."""
     out, kind = [], "any"
@@ -147,7 +148,7 @@ def params(sig: str) -> list[tuple[str, str, Optional[str]]]:
         name, eq, default = p.partition("=")
         if not name.startswith("_"):
             out.append((name, kind, default if eq else None))
-    return out
+    return tuple(out)
 
 
 def takes_any_keyword(sig: str) -> bool:
