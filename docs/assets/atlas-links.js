@@ -108,8 +108,11 @@ document.querySelectorAll('link[rel="alternate"][type="application/atom+xml"]').
       var text = lines.join("\n") + "\n";
       copy(text).then(function () { out.textContent = box.dataset.copied; });
     });
-    box.insertBefore(out, box.firstChild);
-    box.insertBefore(btn, out);
+    // one bar, first in the box: atlas.css keeps its room from the first paint (no layout shift)
+    var bar = document.createElement("div");
+    bar.className = "atlas-checklist__bar";
+    bar.appendChild(btn); bar.appendChild(out);
+    box.insertBefore(bar, box.firstChild);
   }
 
   function setup() {
