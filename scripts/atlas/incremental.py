@@ -1,19 +1,21 @@
-"""Render again only the pages an edit of fact texts changes (``mkdocs serve``, pipeline.generate).
+"""Render again only the pages an edit of fact texts or templates changes (``mkdocs serve``, pipeline.generate).
 
 In:  the enriched facts (``Atlas``), the languages, the site URL, ``others`` (a fingerprint of
-     every input that is not a fact file's text: the other data files and the templates, by their
+     every input that is neither a fact file's text nor a template: the other data files, by their
      bytes) and the previous run's ``Rendered`` (or None).
-Out: ``Rendered``: every page's Markdown, the fact text keys each page read, and what the next run
-     compares against; ``rendered`` says how many pages this run rendered.
+Out: ``Rendered``: every page's Markdown, the fact text keys and templates each page read, and
+     what the next run compares against; ``rendered`` says how many pages this run rendered.
 
 The one shortcut, and why it is safe: when the facts with every text replaced by whether it is
 empty (releases, sources, translations: ``shape``) and ``others`` are unchanged, and the one part
 of enrich that reads English text (the wheel checks: wheel/evidence.py ``text_roles``) gives the
-same verdicts, then the texts are the only difference, and a text reaches a page only through
-the renderer's ``fact_html`` / ``fact_plain``, which record it (render.render_tracked). So only the
-pages that read a changed text, in that language, are rendered again; the others keep their
-Markdown. Any other edit (a value, a date, a UI string, a template, a release added) renders every
-page. tests/test_serve.py checks the result against a full render after each kind of edit.
+same verdicts, then the texts and the templates are the only difference. A text reaches a page only
+through the renderer's ``fact_html`` / ``fact_plain``, which record it, and a template only as the
+page's own or one it imports (render.render_tracked records both). So only the pages that read a
+changed text, in that language, or a changed template are rendered again; the others keep their
+Markdown. Any other edit (a value, a date, a UI string, a release added, the code: a new process or
+a reloaded pipeline) renders every page. tests/test_serve.py checks the result against a full render
+after each kind of edit.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from pydantic import BaseModel
 
 from .enrich import Atlas
 from .i18n import text_for
-from .render import render_tracked
+from .render import TEMPLATE_KEY, render_tracked, template_hashes
 from .schema import text_fields
 from .validate import FactBase
 
@@ -35,8 +37,9 @@ class Rendered:
     shape: str                         # hash of everything but the texts (see the module docstring)
     texts: dict[tuple[str, str], str]  # (language, text key) -> the text rendered for it
     checks: dict                       # Atlas.checks: the verdicts that read English text
+    templates: dict[str, str]          # template name -> hash of its bytes
     pages: dict[str, str]              # "<lang>/<path>.md" -> Markdown
-    reads: dict[str, frozenset]        # "<lang>/<path>.md" -> the text keys it read
+    reads: dict[str, frozenset]        # "<lang>/<path>.md" -> the text keys and TEMPLATE_KEY + templates it read
     rendered: int                      # pages rendered by this run
 
 
@@ -84,14 +87,15 @@ def texts(fb: FactBase, langs) -> dict[tuple[str, str], str]:
 
 
 def render(atlas: Atlas, langs, site_url: str, others: str, previous: Rendered | None) -> Rendered:
-    """Every page of ``langs``: rendered again only where a text it read changed, when the texts
-    are all that changed since ``previous``; otherwise all of them."""
-    sh, tx = shape(atlas.fb, langs, site_url, others), texts(atlas.fb, langs)
+    """Every page of ``langs``: rendered again only where a text or a template it read changed, when
+    the texts and the templates are all that changed since ``previous``; otherwise all of them."""
+    sh, tx, tpl = shape(atlas.fb, langs, site_url, others), texts(atlas.fb, langs), template_hashes()
     if previous is None or previous.shape != sh or previous.checks != atlas.checks:
         pages, reads = render_tracked(atlas, langs, site_url)
-        return Rendered(sh, tx, atlas.checks, pages, reads, len(pages))
+        return Rendered(sh, tx, atlas.checks, tpl, pages, reads, len(pages))
     changed = {k for k in tx.keys() | previous.texts.keys() if tx.get(k) != previous.texts.get(k)}
+    edited = {TEMPLATE_KEY + n for n in tpl.keys() | previous.templates.keys() if tpl.get(n) != previous.templates.get(n)}
     only = {page for page, keys in previous.reads.items()
-            if any((page.split("/", 1)[0], key) in changed for key in keys)}
+            if keys & edited or any((page.split("/", 1)[0], key) in changed for key in keys)}
     pages, reads = render_tracked(atlas, langs, site_url, only) if only else ({}, {})
-    return Rendered(sh, tx, atlas.checks, {**previous.pages, **pages}, {**previous.reads, **reads}, len(pages))
+    return Rendered(sh, tx, atlas.checks, tpl, {**previous.pages, **pages}, {**previous.reads, **reads}, len(pages))

@@ -37,13 +37,15 @@ def fingerprint(site_url: str = "") -> str:
 
 
 def fingerprints(site_url: str = "", data_dir: Path = DATA) -> tuple[str, str]:
-    """(``fingerprint``, the same without the files that hold fact texts: data/releases/,
-    data/translations/, data/sources.yaml; incremental.py compares those by their facts)."""
+    """(``fingerprint``, the same without the templates and the files that hold fact texts:
+    data/releases/, data/translations/, data/sources.yaml; incremental.py compares those by their
+    facts, and the templates one by one)."""
     everything, others = hashlib.sha256(site_url.encode()), hashlib.sha256()
     facts = (data_dir / "releases", data_dir / "translations")
     for p in sorted(data_dir.rglob("*.yaml")) + sorted(data_dir.rglob("*.txt")) + sorted(TEMPLATES.glob("*.j2")):
         data = p.read_bytes()
-        for h in (everything,) if p.parent in facts or facts[1] in p.parents or p == data_dir / "sources.yaml" else (everything, others):
+        text = p.parent in facts or facts[1] in p.parents or p == data_dir / "sources.yaml"
+        for h in (everything,) if text or p.suffix == ".j2" else (everything, others):
             h.update(str(p).encode())
             h.update(data)
     return everything.hexdigest(), others.hexdigest()

@@ -275,6 +275,30 @@ def code_edit_to_refresh(repo: Path, lang: str | None, edits: int = 3) -> float:
     return statistics.median(times)
 
 
+def template_edit_to_refresh(repo: Path, lang: str | None, edits: int = 3) -> float:
+    """Median seconds from saving an edit to a page template (change.md.j2: the 100 change pages of
+    each language) to `mkdocs serve` serving a page that shows it."""
+    s = serve_watch.Serve(repo, static_server.free_port(), lang)
+    tpl = repo / "scripts" / "atlas" / "templates" / "change.md.j2"
+    original = tpl.read_text(encoding="utf-8")
+    page = "changes/215-dcp-strides/"
+    times = []
+    try:
+        s.wait_for(page, "Distributed checkpoints")
+        s.wait_idle()
+        for i in range(edits):
+            marker = f"atlas-bench-{'abcdefghij'[i]}"
+            t = time.perf_counter()
+            tpl.write_text(original.replace("{{ m.copy_link(path) }}", "{{ m.copy_link(path) }}\n\n" + marker, 1), encoding="utf-8")
+            s.wait_for(page, marker)
+            times.append(time.perf_counter() - t)
+            s.wait_idle()
+    finally:
+        s.stop()
+        tpl.write_text(original, encoding="utf-8")
+    return statistics.median(times)
+
+
 def heaviest_upgrade_page(site: Path) -> str:
     """The site path of the upgrade page with the most HTML, over every language (``ru/upgrade/2.0-to-2.15/``)."""
     heaviest = max(site.rglob("upgrade/*/index.html"), key=lambda p: p.stat().st_size)
@@ -362,7 +386,11 @@ def serve_rows(repo: Path) -> list[tuple[str, str]]:
             ("`make serve SERVE_LANG=en`: edit a module in scripts/atlas/ to refreshed page (median of 3)",
              _loaded(code_edit_to_refresh, repo, "en")),
             ("`make serve` (4 languages): edit a module in scripts/atlas/ to refreshed page (median of 3)",
-             _loaded(code_edit_to_refresh, repo, None))]
+             _loaded(code_edit_to_refresh, repo, None)),
+            ("`make serve SERVE_LANG=en`: edit the change-page template (100 pages) to refreshed page (median of 3)",
+             _loaded(template_edit_to_refresh, repo, "en")),
+            ("`make serve` (4 languages): edit the change-page template (400 pages) to refreshed page (median of 3)",
+             _loaded(template_edit_to_refresh, repo, None))]
 
 
 def write_table(rows: list[tuple[str, str]], title: str, write: bool) -> None:
