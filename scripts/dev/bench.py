@@ -250,12 +250,13 @@ def edit_to_refresh(repo: Path, lang: str | None, edits: int = 5) -> float:
     return statistics.median(times)
 
 
-def code_edit_to_refresh(repo: Path, lang: str | None, edits: int = 3) -> float:
-    """Median seconds from saving an edit to a module of the pipeline (the generated-page comment
-    in render.py) to `mkdocs serve` serving a page that shows it."""
+def _file_edit_to_refresh(repo: Path, lang: str | None, rel: str, anchor: str, edited: str, edits: int = 3) -> float:
+    """Median seconds from saving an edit to ``rel`` (``anchor`` replaced by ``edited``, whose
+    ``{marker}`` differs each time) to `mkdocs serve` serving a change page that shows the marker."""
     s = serve_watch.Serve(repo, static_server.free_port(), lang)
-    mod = repo / "scripts" / "atlas" / "render.py"
-    original = mod.read_text(encoding="utf-8")
+    path = repo / rel
+    original = path.read_text(encoding="utf-8")
+    assert original.count(anchor) == 1, (rel, anchor)
     page = "changes/215-dcp-strides/"
     times = []
     try:
@@ -264,39 +265,29 @@ def code_edit_to_refresh(repo: Path, lang: str | None, edits: int = 3) -> float:
         for i in range(edits):
             marker = f"atlas-bench-{'abcdefghij'[i]}"
             t = time.perf_counter()
-            mod.write_text(original.replace("; edit the data, then run `make build` -->",
-                                            f"; edit the data, then run `make build` {marker} -->"), encoding="utf-8")
+            path.write_text(original.replace(anchor, edited.format(marker=marker)), encoding="utf-8")
             s.wait_for(page, marker)
             times.append(time.perf_counter() - t)
             s.wait_idle()
     finally:
         s.stop()
-        mod.write_text(original, encoding="utf-8")
+        path.write_text(original, encoding="utf-8")
     return statistics.median(times)
+
+
+def code_edit_to_refresh(repo: Path, lang: str | None, edits: int = 3) -> float:
+    """An edit to a module of the pipeline (the generated-page comment in render.py: every page
+    changes) to `mkdocs serve` serving a page that shows it (median seconds)."""
+    end = "; edit the data, then run `make build` -->"
+    return _file_edit_to_refresh(repo, lang, "scripts/atlas/render.py", end,
+                                 "; edit the data, then run `make build` {marker} -->", edits)
 
 
 def template_edit_to_refresh(repo: Path, lang: str | None, edits: int = 3) -> float:
-    """Median seconds from saving an edit to a page template (change.md.j2: the 100 change pages of
-    each language) to `mkdocs serve` serving a page that shows it."""
-    s = serve_watch.Serve(repo, static_server.free_port(), lang)
-    tpl = repo / "scripts" / "atlas" / "templates" / "change.md.j2"
-    original = tpl.read_text(encoding="utf-8")
-    page = "changes/215-dcp-strides/"
-    times = []
-    try:
-        s.wait_for(page, "Distributed checkpoints")
-        s.wait_idle()
-        for i in range(edits):
-            marker = f"atlas-bench-{'abcdefghij'[i]}"
-            t = time.perf_counter()
-            tpl.write_text(original.replace("{{ m.copy_link(path) }}", "{{ m.copy_link(path) }}\n\n" + marker, 1), encoding="utf-8")
-            s.wait_for(page, marker)
-            times.append(time.perf_counter() - t)
-            s.wait_idle()
-    finally:
-        s.stop()
-        tpl.write_text(original, encoding="utf-8")
-    return statistics.median(times)
+    """An edit to a page template (change.md.j2: the 100 change pages of each language) to
+    `mkdocs serve` serving a page that shows it (median seconds)."""
+    return _file_edit_to_refresh(repo, lang, "scripts/atlas/templates/change.md.j2", "{{ m.copy_link(path) }}",
+                                 "{{{{ m.copy_link(path) }}}}\n\n{marker}", edits)
 
 
 def heaviest_upgrade_page(site: Path) -> str:
