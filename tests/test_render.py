@@ -417,3 +417,27 @@ def test_every_release_page_shows_the_defaults_its_installed_release_changed(atl
     assert all(atlas.point(v).defaults is not None for v in ("2.1", "2.5", "2.12", "2.15"))
     assert atlas.point("2.0").defaults is None          # no release before it was installed
     assert "{ #defaults }" not in real_pages["en"]["en/releases/2.0.md"]
+
+
+def test_a_broken_template_is_a_named_error_and_its_imports_are_read(golden_atlas, tmp_path, monkeypatch):
+    """A page's reads name its template and the ones it imports (incremental.py renders again the
+    pages that read an edited template); a template Jinja cannot parse stops the render with the
+    template's name, not a traceback."""
+    from atlas import render
+    from atlas.problems import DataError
+
+    pages, reads = render.render_tracked(golden_atlas, ("en",))
+    faq = next(p for p in reads if "/faq/" in p)
+    assert {k for k in reads[faq] if k.startswith(render.TEMPLATE_KEY)} == {
+        render.TEMPLATE_KEY + "faq.md.j2", render.TEMPLATE_KEY + "_macros.md.j2"}
+    templates = tmp_path / "templates"
+    shutil.copytree(render.TEMPLATES, templates)
+    (templates / "faq.md.j2").write_text("{% for x in %}\n", encoding="utf-8")
+    monkeypatch.setattr(render, "TEMPLATES", templates)
+    render.environment.cache_clear()
+    try:
+        with pytest.raises(DataError) as info:
+            render.render_tracked(golden_atlas, ("en",))
+    finally:
+        render.environment.cache_clear()
+    assert "faq.md.j2" in str(info.value) and "Traceback" not in str(info.value)

@@ -267,12 +267,12 @@ class Renderer:
         try:
             meta = meta() if callable(meta) else meta
             body = self.env.get_template(template).render(**self.globals, path=path, page_title=fmt.escape(meta["title"]), **ctx)
+            if template not in self._uses:
+                self._uses[template] = frozenset(TEMPLATE_KEY + t for t in template_closure(self.env, template))
         except Exception as exc:  # noqa: BLE001 - any failure is reported as a data error, not a traceback
             raise DataError([render_problem(exc, template, src, self.lang, ctx)]) from None
         finally:
-            if template not in self._uses:
-                self._uses[template] = frozenset(TEMPLATE_KEY + t for t in template_closure(self.env, template))
-            self.reads[rel], self._reading = frozenset(self._reading) | self._uses[template], None
+            self.reads[rel], self._reading = frozenset(self._reading) | self._uses.get(template, frozenset()), None
         if not re.search(r"^#{2,6} ", body, re.M):  # no sections: the content gets the empty TOC's width
             meta = {**meta, "hide": ["toc"]}
         md = yaml_front(meta) + MARK.format(src=src) + "\n\n" + body
