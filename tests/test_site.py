@@ -382,3 +382,12 @@ def test_no_sentence_ends_in_two_full_stops_on_a_rendered_page(built_site, lang)
         for m in re.finditer(r"\w\.\.(?!\.)", text):
             bad.append(f"{p.relative_to(built_site)}: ...{text[max(0, m.start() - 30):m.end() + 5]!r}")
     assert not bad, bad[:10]
+
+
+def test_no_table_header_cell_is_empty(built_site):
+    """axe's empty-table-header: a header cell with no text (the upgrade matrix's badge column, the
+    sources' key-value tables) names nothing to a screen reader. Visually hidden text counts."""
+    empty = re.compile(r"<th[^>]*>\s*</th>")
+    bad = [str(p.relative_to(built_site)) for p in sorted(built_site.rglob("*.html"))
+           if empty.search(p.read_text(encoding="utf-8"))]
+    assert not bad, f"{len(bad)} pages, e.g. {bad[:5]}"
