@@ -40,18 +40,45 @@ def repo_copy(dst: Path) -> Path:
     return dst
 
 
+#: The first release small_history keeps: the releases the articles are about (2.14, 2.15) and the
+#: one before them. Its wheels start one release earlier, so the oldest kept release has a diff too.
+SMALL_FROM = (2, 13)
+
+
 def small_history(repo: Path) -> Path:
-    """Trim a repository copy's release history to the releases with articles and the one known
-    from its wheel alone before them (2.12 to 2.15 today): every page type, 6 upgrade pairs
-    instead of 120. For the tests of build mechanics (sub-path, reproducibility, fifth language,
-    serve), whose subject does not grow with the history; the real site is built and checked whole."""
-    wheels = repo / "data" / "wheels.yaml"
+    """Trim a repository copy's history to the releases from SMALL_FROM on (their release files,
+    translations, published ids and the sources about them) and the wheels from the release before: every page type, 6
+    upgrade pairs instead of 120, about 390 pages instead of 990. For the tests of build mechanics
+    (sub-path, reproducibility, fifth language, serve, the fuzz's full build), whose subject does
+    not grow with the history; the real site is built and checked whole."""
+    data = repo / "data"
+    gone = []
+    for p in sorted((data / "releases").glob("*.yaml")):
+        if version_key(p.stem)[:2] < SMALL_FROM:
+            doc = yaml.safe_load(p.read_text(encoding="utf-8"))
+            gone += [c["id"] for c in doc.get("changes") or []]
+            p.unlink()
+            for t in (data / "translations").glob(f"*/releases/{p.name}"):
+                t.unlink()
+    # the sources about a release no longer there (its page would be a broken link), and their texts
+    sources = yaml.safe_load((data / "sources.yaml").read_text(encoding="utf-8"))
+    old = {x["id"] for x in sources["sources"] if version_key(str(x["about"]))[:2] < SMALL_FROM}
+    sources["sources"] = [x for x in sources["sources"] if x["id"] not in old]
+    (data / "sources.yaml").write_text(dump(sources, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    for t in (data / "translations").glob("*/sources.yaml"):
+        texts = yaml.safe_load(t.read_text(encoding="utf-8"))
+        t.write_text(dump({k: v for k, v in texts.items() if k.split(".")[1] not in old}, sort_keys=False,
+                          allow_unicode=True), encoding="utf-8")
+    ledger = data / "published_ids.yaml"
+    text = ledger.read_text(encoding="utf-8")
+    text = re.sub(r"^  - (\S+)\n", lambda m: "" if m.group(1) in gone else m.group(0), text, flags=re.M)
+    ledger.write_text(text, encoding="utf-8")
+    wheels = data / "wheels.yaml"
     text = wheels.read_text(encoding="utf-8")
     versions = yaml.safe_load(text)["versions"]
-    oldest = min(version_key(p.stem) for p in (repo / "data" / "releases").glob("*.yaml"))
-    keep = [v for v in versions if version_key(v)[:2] >= (oldest[0], oldest[1] - 1)]
+    keep = [v for v in versions if version_key(v)[:2] >= (SMALL_FROM[0], SMALL_FROM[1] - 1)]
     text, n = re.subn(r"^versions: \[.*?\]\n", "versions: " + json.dumps(keep) + "\n", text, flags=re.S | re.M)
-    assert n == 1 and len(keep) < len(versions), keep
+    assert n == 1 and gone and len(keep) < len(versions), keep
     wheels.write_text(text, encoding="utf-8")
     return repo
 
