@@ -139,6 +139,18 @@ def test_a_file_loaded_again_gives_its_current_document_as_a_fresh_copy(data_cop
         load(data_copy)
 
 
+def test_a_source_about_a_release_the_site_does_not_have_is_named(data_copy):
+    """/sources/ links each source to its release's page: a source about a release with no release
+    file and no wheel is a data error naming the file, the source and the field, not a broken link
+    MkDocs finds later."""
+    src = data_copy / "sources.yaml"
+    text = src.read_text(encoding="utf-8")
+    src.write_text(text.replace('about: "2.14"', 'about: "2.99"', 1), encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        validate(load(data_copy))
+    assert any(p.startswith("data/sources.yaml: ru-news-214: about: no release 2.99") for p in info.value.problems), info.value.problems
+
+
 def test_published_id_without_page_or_redirect_fails(data_copy):
     ledger = data_copy / "published_ids.yaml"
     ledger.write_text(dump({"published": ["215-renamed-away"], "redirects": {}}))

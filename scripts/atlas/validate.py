@@ -348,6 +348,12 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
                 if ref not in change_ids:
                     problems.append(f"{files[rel.version]}: {q.id}: refs.{i}: no change with id '{ref}'")
 
+    # a source is about a release the site has a page for: a release file, or a wheel read for it
+    pages = {r.version for r in releases} | {".".join(v.split(".")[:2]) for v in (wheels.versions if wheels else [])}
+    for s in sources.sources if sources and pages else []:
+        if s.about not in pages:
+            problems.append(f"{src_file}: {s.id}: about: no release {s.about} here (no release file, no wheel in data/wheels.yaml)")
+
     texts = [t for r in releases for t in release_texts(r, files[r.version])]
     if sources:
         texts += list(source_texts(sources, src_file))
