@@ -23,7 +23,7 @@ from .enrich import Atlas, enrich
 from .langs import LANGS, SOURCE
 from .load import DATA, RawData, load
 from .problems import DataError
-from .render import TEMPLATES, hand_written, write_pages
+from .render import hand_written, template_hashes, write_pages
 from .urls import DEFAULT_SITE_URL, url_for
 from .validate import validate
 
@@ -41,11 +41,12 @@ def fingerprints(site_url: str = "", data_dir: Path = DATA) -> tuple[str, str]:
     data/releases/, data/translations/, data/sources.yaml; incremental.py compares those by their
     facts, and the templates one by one)."""
     everything, others = hashlib.sha256(site_url.encode()), hashlib.sha256()
+    everything.update(repr(sorted(template_hashes().items())).encode())
     facts = (data_dir / "releases", data_dir / "translations")
-    for p in sorted(data_dir.rglob("*.yaml")) + sorted(data_dir.rglob("*.txt")) + sorted(TEMPLATES.glob("*.j2")):
+    for p in sorted(data_dir.rglob("*.yaml")) + sorted(data_dir.rglob("*.txt")):
         data = p.read_bytes()
         text = p.parent in facts or facts[1] in p.parents or p == data_dir / "sources.yaml"
-        for h in (everything,) if text or p.suffix == ".j2" else (everything, others):
+        for h in (everything,) if text else (everything, others):
             h.update(str(p).encode())
             h.update(data)
     return everything.hexdigest(), others.hexdigest()

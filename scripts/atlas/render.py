@@ -54,6 +54,14 @@ def template_hashes() -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(TEMPLATES.glob("*.j2"))}
 
 
+@functools.lru_cache(maxsize=256)
+def _uses(name: str, hashes: tuple) -> frozenset[str]:
+    """``TEMPLATE_KEY`` + each template of ``template_closure(name)``, parsed once for the templates
+    whose bytes hash to ``hashes`` (``template_hashes``: an edited template is parsed again). Parsing
+    every template costs about 0.2 s, and each language's renderer asks."""
+    return frozenset(TEMPLATE_KEY + t for t in template_closure(environment(), name))
+
+
 def template_closure(env: jinja2.Environment, name: str) -> frozenset[str]:
     """``name`` and every template it imports, includes or extends, at any depth; every template
     when one of them names another by an expression (Jinja cannot tell which)."""
@@ -172,7 +180,7 @@ class Renderer:
         self.atlas, self.fb, self.lang, self.site_url = atlas, atlas.fb, lang, site_url
         self.only = only                          # the pages to render ("<lang>/<path>"), None: all
         self.reads: dict[str, frozenset] = {}     # page -> the fact text keys and templates it read (TEMPLATE_KEY)
-        self._uses: dict[str, frozenset] = {}     # template -> TEMPLATE_KEY + each template it reads
+        self._hashes = tuple(sorted(template_hashes().items()))   # the key of _uses
         self._reading: set | None = None          # the keys the page being rendered has read so far
         self.ui = atlas.fb.ui[lang]
         self.texts = {t.key: t for t in atlas.fb.texts}
@@ -267,12 +275,11 @@ class Renderer:
         try:
             meta = meta() if callable(meta) else meta
             body = self.env.get_template(template).render(**self.globals, path=path, page_title=fmt.escape(meta["title"]), **ctx)
-            if template not in self._uses:
-                self._uses[template] = frozenset(TEMPLATE_KEY + t for t in template_closure(self.env, template))
+            self._reading |= _uses(template, self._hashes)
         except Exception as exc:  # noqa: BLE001 - any failure is reported as a data error, not a traceback
             raise DataError([render_problem(exc, template, src, self.lang, ctx)]) from None
         finally:
-            self.reads[rel], self._reading = frozenset(self._reading) | self._uses.get(template, frozenset()), None
+            self.reads[rel], self._reading = frozenset(self._reading), None
         if not re.search(r"^#{2,6} ", body, re.M):  # no sections: the content gets the empty TOC's width
             meta = {**meta, "hide": ["toc"]}
         md = yaml_front(meta) + MARK.format(src=src) + "\n\n" + body
