@@ -57,6 +57,7 @@ from .schema import (
 from .search_data import SearchData
 from .text import bare_numbers, placeholders
 from .wheel import judge, parse_deprecations, parse_runtime, parse_surface, wheel_of
+from .wheel.history import minor
 
 
 @dataclass
@@ -349,7 +350,7 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
                     problems.append(f"{files[rel.version]}: {q.id}: refs.{i}: no change with id '{ref}'")
 
     # a source is about a release the site has a page for: a release file, or a wheel read for it
-    pages = {r.version for r in releases} | {".".join(v.split(".")[:2]) for v in (wheels.versions if wheels else [])}
+    pages = {r.version for r in releases} | {minor(v) for v in (wheels.versions if wheels else [])}
     for s in sources.sources if sources and pages else []:
         if s.about not in pages:
             problems.append(f"{src_file}: {s.id}: about: no release {s.about} here (no release file, no wheel in data/wheels.yaml)")
