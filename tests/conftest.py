@@ -134,6 +134,21 @@ def real_pages(atlas) -> dict[str, dict[str, str]]:
 
 
 @pytest.fixture
+def own_templates(tmp_path, monkeypatch) -> Path:
+    """A copy of the templates that the renderer reads instead of the repository's
+    (render.TEMPLATES), for tests that edit them; Jinja's environment, whose loader reads
+    TEMPLATES, is made again on both sides of the test."""
+    from atlas import render
+
+    templates = tmp_path / "templates"
+    shutil.copytree(render.TEMPLATES, templates)
+    monkeypatch.setattr(render, "TEMPLATES", templates)
+    render.environment.cache_clear()
+    yield templates
+    render.environment.cache_clear()
+
+
+@pytest.fixture
 def data_copy(tmp_path) -> Path:
     """A writable copy of data/, for tests that break it on purpose."""
     dst = tmp_path / "data"

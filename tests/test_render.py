@@ -419,7 +419,7 @@ def test_every_release_page_shows_the_defaults_its_installed_release_changed(atl
     assert "{ #defaults }" not in real_pages["en"]["en/releases/2.0.md"]
 
 
-def test_a_broken_template_is_a_named_error_and_its_imports_are_read(golden_atlas, tmp_path, monkeypatch):
+def test_a_broken_template_is_a_named_error_and_its_imports_are_read(golden_atlas, own_templates):
     """A page's reads name its template and the ones it imports (incremental.py renders again the
     pages that read an edited template); a template Jinja cannot parse stops the render with the
     template's name, not a traceback."""
@@ -430,14 +430,7 @@ def test_a_broken_template_is_a_named_error_and_its_imports_are_read(golden_atla
     faq = next(p for p in reads if "/faq/" in p)
     assert {k for k in reads[faq] if k.startswith(render.TEMPLATE_KEY)} == {
         render.TEMPLATE_KEY + "faq.md.j2", render.TEMPLATE_KEY + "_macros.md.j2"}
-    templates = tmp_path / "templates"
-    shutil.copytree(render.TEMPLATES, templates)
-    (templates / "faq.md.j2").write_text("{% for x in %}\n", encoding="utf-8")
-    monkeypatch.setattr(render, "TEMPLATES", templates)
-    render.environment.cache_clear()
-    try:
-        with pytest.raises(DataError) as info:
-            render.render_tracked(golden_atlas, ("en",))
-    finally:
-        render.environment.cache_clear()
+    (own_templates / "faq.md.j2").write_text("{% for x in %}\n", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        render.render_tracked(golden_atlas, ("en",))
     assert "faq.md.j2" in str(info.value) and "Traceback" not in str(info.value)

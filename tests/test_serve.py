@@ -75,12 +75,11 @@ def _edit(path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
-def test_incremental_render_equals_a_full_render_after_each_kind_of_edit(tmp_path, monkeypatch):
+def test_incremental_render_equals_a_full_render_after_each_kind_of_edit(tmp_path, own_templates):
     """A text edit (English, then a translation) renders only the pages that read it, and they
     show it (the change page and the upgrade page); undoing it gives back the first pages; a value
     and a UI string edit render everything; a template edit renders the pages of that template (the
     FAQ) or of every template importing it (the macros). Each time, the pages equal a full render's."""
-    from atlas import render
     from atlas.langs import LANGS
     from atlas.load import DATA, load
     from atlas.pipeline import fingerprints, pipeline
@@ -126,26 +125,15 @@ def test_incremental_render_equals_a_full_render_after_each_kind_of_edit(tmp_pat
     assert ui.rendered == total and ui.pages == run(full=True).pages
     assert "Every change" in ui.pages["en/changes/index.md"]
 
-    templates = tmp_path / "templates"      # the templates of this test, not the repository's
-    shutil.copytree(render.TEMPLATES, templates)
-    monkeypatch.setattr(render, "TEMPLATES", templates)
-    render.environment.cache_clear()        # its loader reads TEMPLATES; again after the test
-    try:
-        _template_edits(run, ui, templates, total)
-    finally:
-        render.environment.cache_clear()
-
-
-def _template_edits(run, ui, templates, total) -> None:
-    same = run(ui)
+    same = run(ui)    # own_templates: the renderer reads a copy of the templates, which this test edits
     assert same.rendered == 0 and same.pages == ui.pages
-    _edit(templates / "faq.md.j2", "{% for rel in rels %}", "(template-edit)\n\n{% for rel in rels %}")
+    _edit(own_templates / "faq.md.j2", "{% for rel in rels %}", "(template-edit)\n\n{% for rel in rels %}")
     faq = run(same)
     assert faq.pages == run(full=True).pages
     edited = {p for p, md in faq.pages.items() if md != same.pages[p]}
     assert edited and all("/faq/" in p and "(template-edit)" in faq.pages[p] for p in edited)
     assert faq.rendered == sum("/faq/" in p for p in faq.pages) < total / 10
-    _edit(templates / "_macros.md.j2", "{% macro change_more(c, path, cls=\"\", fix=True) -%}",
+    _edit(own_templates / "_macros.md.j2", "{% macro change_more(c, path, cls=\"\", fix=True) -%}",
           "{% macro change_more(c, path, cls=\"\", fix=True) -%}\n(macro-edit)")
     macros = run(faq)
     assert macros.pages == run(full=True).pages and total / 2 < macros.rendered < total
