@@ -11,7 +11,7 @@ export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 
 .DEFAULT_GOAL := help
-.PHONY: help serve build test linkcheck lint fuzz check provenance i18n-status stale publish-ids evidence evidence-verify runtime runtime-verify bench clean
+.PHONY: help serve build test linkcheck lint fuzz check provenance i18n-status stale publish-ids evidence evidence-verify runtime runtime-verify prove bench clean
 
 help: ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -70,8 +70,11 @@ evidence-verify: $(STAMP) ## re-extract everything from the wheels; fail on any 
 runtime: $(STAMP) ## install each torch release into a throwaway venv, import it, resolve every name; rewrite data/evidence/runtime-*.txt (V="2.6.0 2.15.0": only these)
 	$(ATLAS) runtime $(V)
 
+prove: $(STAMP) ## install each torch release into a throwaway venv and run every curated change's proof; rewrite data/evidence/proofs-*.json (V="2.6.0": only these)
+	$(ATLAS) prove $(V)
+
 RUNTIME_CI ?= 2.6.0 2.15.0
-runtime-verify: $(STAMP) ## re-install the releases of RUNTIME_CI (default: 2.6.0 2.15.0) and fail on any difference from their runtime locks (CI)
+runtime-verify: $(STAMP) ## re-install the releases of RUNTIME_CI (default: 2.6.0 2.15.0) and fail on any difference from their runtime and proof locks (CI)
 	$(ATLAS) runtime --verify $(RUNTIME_CI)
 
 TORCHFIX := .cache/torchfix/bin/torchfix

@@ -116,6 +116,12 @@ def cmd_runtime(args) -> int:
     return runtime_lock.run(args.versions, verify=args.verify)
 
 
+def cmd_prove(args) -> int:
+    from .wheel import runtime_lock
+
+    return runtime_lock.run_proofs(args.versions, verify=args.verify)
+
+
 def cmd_publish_ids(args) -> int:
     from .load import DATA
 
@@ -217,6 +223,10 @@ def parser() -> argparse.ArgumentParser:
             "the wheels propose; rewrite data/evidence/runtime-<v>.txt (or --verify)")
     p.add_argument("versions", nargs="*", metavar="VERSION", help="torch versions of data/wheels.yaml (default: all)")
     p.add_argument("--verify", action="store_true", help="fail if the installed release differs from its lock (CI)")
+    p = add("prove", cmd_prove, "install each torch release into a throwaway venv and run every curated change's "
+            "proof snippets; rewrite data/evidence/proofs-<v>.json (or --verify)")
+    p.add_argument("versions", nargs="*", metavar="VERSION", help="torch versions of data/wheels.yaml (default: all)")
+    p.add_argument("--verify", action="store_true", help="fail if an outcome differs from its lock")
     add("publish-ids", cmd_publish_ids, "add new change ids to the ledger of permanent URLs", data=True)
     p = add("feed", cmd_feed, "record when each change last changed (data/updated.yaml)", data=True)
     p.add_argument("action", choices=["stamp", "check"])

@@ -42,6 +42,7 @@ class RawData:
     surfaces: dict[str, tuple[str, str]] = field(default_factory=dict)  # wheel version -> (path, text) of data/evidence/surface-<v>.txt
     deprecations: dict[str, tuple[str, str]] = field(default_factory=dict)  # wheel version -> (path, text) of data/evidence/deprecations-<v>.tsv
     runtimes: dict[str, tuple[str, str]] = field(default_factory=dict)  # wheel version -> (path, text) of data/evidence/runtime-<v>.txt
+    proofs: dict[str, tuple[str, str]] = field(default_factory=dict)    # wheel version -> (path, text) of data/evidence/proofs-<v>.json
     search: dict[str, Any] = field(default_factory=dict)           # data/search/<name>.yaml: aliases, stopwords
 
     def yaml_files(self) -> Iterator[tuple[str, Any]]:
@@ -194,7 +195,8 @@ def load(data_dir: Path = DATA) -> RawData:
             raw.surfaces[p.name[len("surface-"):-len(".txt")]] = (_rel(p, data_dir), p.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(f"{_rel(p, data_dir)}: -: (whole file): cannot read: {exc}")
-    for prefix, suffix, into in (("runtime-", ".txt", raw.runtimes), ("deprecations-", ".tsv", raw.deprecations)):
+    for prefix, suffix, into in (("runtime-", ".txt", raw.runtimes), ("deprecations-", ".tsv", raw.deprecations),
+                                 ("proofs-", ".json", raw.proofs)):
         for p in sorted((data_dir / "evidence").glob(f"{prefix}*{suffix}")):
             try:
                 into[p.name[len(prefix):-len(suffix)]] = (_rel(p, data_dir), p.read_text(encoding="utf-8"))

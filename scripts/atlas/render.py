@@ -307,7 +307,7 @@ class Renderer:
                               lambda c=c: {"title": self.fact_plain(f"{c.id}.title"),
                                            "description": self.fact_plain(f"{c.id}.summary")[:300],
                                            "atlas_change": c.id}, c=c, rel=rel,
-                              confirmations=self.fb.confirmations.get(c.id, [])))
+                              confirmations=self.fb.confirmations.get(c.id, []), proof=self.fb.proofs.get(c.id)))
         for p in a.wheel_only:
             add(self.page("wheel_release.md.j2", f"releases/{p.version}.md", "data/evidence.lock.yaml",
                           lambda p=p: {"title": fmt.render_plain(self.ui["release.title"], {"version": p.version}, self.lang),

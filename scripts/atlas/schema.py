@@ -268,6 +268,65 @@ class WheelClaim(Strict):
         return self
 
 
+class Symptom(Strict):
+    """What a proof's ``code`` shows in the change's release and in no release before it: a warning
+    (its category, as Python names it), an error (the exception, as the release names it:
+    ``_pickle.UnpicklingError``) or a line the code prints (``output``). ``message`` is a verbatim
+    part of the first line. ``shown``: whether Python's default warning filters print the warning
+    when the code runs in a module imported by a program (warnings only)."""
+
+    warning: Optional[str] = Field(default=None, pattern=r"^[A-Za-z_][\w.]*$")
+    error: Optional[str] = Field(default=None, pattern=r"^[A-Za-z_][\w.]*$")
+    output: bool = False
+    message: str = Field(min_length=1)
+    shown: Optional[bool] = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Symptom:
+        if sum((self.warning is not None, self.error is not None, self.output)) != 1:
+            raise ValueError("give exactly one of 'warning', 'error' or 'output: true'")
+        if (self.warning is not None) != (self.shown is not None):
+            raise ValueError("'shown' goes with 'warning' (does Python's default filter print it?), and only there")
+        return self
+
+
+#: Why a claim cannot run on this project's machines (CPU-only x86-64 Linux, PyPI only); each has
+#: a UI string ``proof.cannot.<code>``.
+CannotRun = Literal["gpu", "index", "macos", "conda", "processes", "python", "glibc"]
+#: The artifact that proves such a claim instead; each has a UI string ``proof.artifact.<code>``.
+ProofArtifact = Literal["wheel-tags", "release-matrix", "release-notes"]
+
+
+class Proof(Strict):
+    """A curated change executed in the real releases (``atlas prove`` installs each release and
+    runs these; ``data/evidence/proofs-<wheel>.json`` holds the outcomes; ``wheel/proofs.py``
+    judges them). ``code`` is the use the change is about, run in every release: ``symptom`` is
+    what it shows from the change's release on and in no release before. ``after`` is the fix: it
+    runs without an error or any warning in every release from ``fix_from`` to the newest, and not
+    in the release before ``fix_from``. A claim no CPU-only Linux machine can run says why
+    (``cannot_run``) and which artifact proves it instead (``artifact``)."""
+
+    code: Optional[str] = None
+    symptom: Optional[Symptom] = None
+    after: Optional[str] = None
+    fix_from: Optional[str] = Field(default=None, pattern=VERSION)
+    cannot_run: Optional[CannotRun] = None
+    artifact: Optional[ProofArtifact] = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> Proof:
+        runs = self.code is not None or self.after is not None
+        if runs == (self.cannot_run is not None):
+            raise ValueError("give snippets to run ('code', 'after') or 'cannot_run' with its 'artifact', not both")
+        if (self.cannot_run is None) != (self.artifact is None):
+            raise ValueError("'cannot_run' and 'artifact' go together")
+        if (self.symptom is not None) != (self.code is not None):
+            raise ValueError("'code' and 'symptom' go together: the code shows the symptom")
+        if (self.after is not None) != (self.fix_from is not None):
+            raise ValueError("'after' and 'fix_from' go together: the first release the fix runs clean in")
+        return self
+
+
 class Change(Strict):
     id: str = Field(pattern=FACT_ID)
     type: ChangeType
@@ -291,6 +350,8 @@ class Change(Strict):
     #: what the committed wheel locks confirm of this change (shown on its page; a claim they
     #: contradict stops the build)
     wheel: list[WheelClaim] = []
+    #: the change executed in the real releases (``atlas prove``); a lock that contradicts it stops the build
+    proof: Optional[Proof] = None
     sources: list[Cite] = Field(min_length=1)
 
     @property

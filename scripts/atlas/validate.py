@@ -56,7 +56,7 @@ from .schema import (
 )
 from .search_data import SearchData
 from .text import bare_numbers, placeholders
-from .wheel import judge, parse_deprecations, parse_runtime, parse_surface, wheel_of
+from .wheel import judge, judge_proof, parse_deprecations, parse_proof_lock, parse_runtime, parse_surface, wheel_of
 from .wheel.history import minor
 
 
@@ -85,6 +85,7 @@ class FactBase:
     deprecations: dict[str, list] = field(default_factory=dict)            # wheel version -> [wheel.deprecations.Deprecation]
     confirmations: dict[str, list] = field(default_factory=dict)           # change id -> [wheel.confirm.Confirmation] of its wheel: claims
     ui_forms: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)  # lang -> key -> plural forms (plural.py); ui holds "other"
+    proofs: dict[str, Any] = field(default_factory=dict)                   # change id -> wheel.proofs.ProofVerdict of its proof:
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -305,8 +306,10 @@ def _check_line_breaks(raw: RawData, problems: Problems) -> None:
                          "this text; remove it (a space where a break was meant)")
 
 
-def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
-    """Validate everything; with ``sources_dir``, also check locators and values against the articles."""
+def validate(raw: RawData, sources_dir: Path | None = None, judge_proofs: bool = True) -> FactBase:
+    """Validate everything; with ``sources_dir``, also check locators and values against the articles.
+    ``judge_proofs=False`` (``atlas prove`` and ``atlas runtime``, which write the locks the proofs are
+    judged by) leaves the proof locks unjudged."""
     problems = Problems()
     _check_line_breaks(raw, problems)
     src_file, src_raw = raw.sources
@@ -462,6 +465,8 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
     deprecations = per_wheel(raw.deprecations, parse_deprecations, "a deprecation list written by `atlas evidence`")
     platform_wheels = ((lock.registry if lock else {}) or {}).get("platform_wheels") or {}
     confirmations = _confirm(releases, files, wheels, runtimes, deprecations, platform_wheels, problems)
+    proof_locks = per_wheel(raw.proofs, parse_proof_lock, "a proof lock written by `atlas prove`")
+    proofs = _prove(releases, files, wheels, proof_locks, problems) if judge_proofs else {}
     updated_file, updated_raw = raw.updated
     updated = _parse(TypeAdapter(dict[str, UpdatedEntry]), updated_raw or {}, updated_file, problems) or {}
     gpus_file, gpus_raw = raw.gpus
@@ -472,7 +477,24 @@ def validate(raw: RawData, sources_dir: Path | None = None) -> FactBase:
     return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources,
                     wheels, lock.model_dump() if lock else {}, report, glossary, search, claims, surfaces,
                     {k: v.model_dump(exclude_none=True) for k, v in updated.items()}, gpus, runtimes, deprecations,
-                    confirmations, ui_forms)
+                    confirmations, ui_forms, proofs)
+
+
+def _prove(releases: list[Release], files: dict[str, str], wheels: Wheels | None, locks: dict,
+           problems: list[str]) -> dict[str, Any]:
+    """Each change's ``proof:`` judged by the proof locks (wheel/proofs.py); what they contradict
+    (release, symptom, visibility, fix range) is a problem naming the file, the change and the field."""
+    versions = sorted(wheels.versions, key=version_key) if wheels else []
+    out: dict[str, Any] = {}
+    for rel in releases:
+        for c in rel.changes:
+            if c.proof is None:
+                continue
+            verdict = judge_proof(c.id, c.proof, rel.version, versions, locks)
+            for where, why in verdict.problems:
+                problems.append(f"{files[rel.version]}: {c.id}: {where}: {why}")
+            out[c.id] = verdict
+    return out
 
 
 def _confirm(releases: list[Release], files: dict[str, str], wheels: Wheels | None, runtimes: dict,

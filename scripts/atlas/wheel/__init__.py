@@ -13,7 +13,8 @@ Modules: ``surface`` (the static API surface of a wheel), ``scan`` (identifiers,
 points in a wheel), ``evidence`` (probes, locks, verdicts), ``history`` (releases known from their
 wheels), ``runtime`` (the runtime lock and the diff it proves), ``extract`` and ``runtime_lock``
 (the commands that write the locks), ``probe_runtime`` (runs inside a release's own venv),
-``weights_only`` (each release's ``torch.load(weights_only=True)`` allow-list, for ``atlas_check.py ckpt``).
+``proofs`` (each curated change's proof snippets and the locks that judge them; ``prove_runtime`` runs
+them inside a release's venv), ``weights_only`` (each release's ``torch.load(weights_only=True)`` allow-list, for ``atlas_check.py ckpt``).
 The site build enters only through this file. The two offline commands, which load and check the
 facts before they read any wheel, are entered by ``cli.py`` directly (``extract.run``,
 ``runtime_lock.run``), so that nothing here imports the pipeline that imports this package.
@@ -37,11 +38,14 @@ from .evidence import (
     text_roles,
     wheel_of,
 )
+from .proofs import ProofVerdict
+from .proofs import judge as judge_proof
+from .proofs import parse_lock as parse_proof_lock
 from .history import FAMILY_LABELS, MetaRow, Point, history, meta_diff, minor
 from .runtime import module_path, params_text, parse_runtime, runtime_diff
 from .weights_only import read_weights_only, weights_only_table
 
-__all__ = ["FAMILY_LABELS", "LOCK", "PRESENT", "Confirmation", "Deprecation", "MetaRow", "Point", "Verdict", "claim_roles", "entry_point_findings", "error_verdicts",
-           "history", "ident_verdicts", "judge", "meta_diff", "minor", "module_path", "params_text", "parse_deprecations", "parse_runtime",
+__all__ = ["FAMILY_LABELS", "LOCK", "PRESENT", "Confirmation", "Deprecation", "MetaRow", "Point", "ProofVerdict", "Verdict", "claim_roles", "entry_point_findings", "error_verdicts",
+           "history", "ident_verdicts", "judge", "judge_proof", "meta_diff", "minor", "module_path", "params_text", "parse_deprecations", "parse_proof_lock", "parse_runtime",
            "parse_surface", "probe_id", "read_weights_only", "runtime_diff", "stub_errors", "text_roles", "weights_only_table", "wheel_of"]
 

@@ -1,8 +1,10 @@
-"""``atlas runtime``: install each torch release into a throwaway virtualenv and resolve every name.
+"""``atlas runtime`` and ``atlas prove``: install each torch release into a throwaway virtualenv, then
+resolve every name in it, or run every curated change's proof snippets in it.
 
     atlas runtime                       # every release of data/wheels.yaml; rewrite the runtime locks
     atlas runtime 2.6.0 2.15.0          # only these
-    atlas runtime --verify 2.6.0        # re-install and fail on any difference from the committed lock (CI)
+    atlas runtime --verify 2.6.0        # re-install; fail on any difference from the runtime and proof locks (CI)
+    atlas prove [2.6.0 ...]             # run the proofs; rewrite data/evidence/proofs-<v>.json (--verify: compare)
 
 In:  the committed static surfaces (``data/evidence/surface-<v>.txt``): the union of every name any
      release's wheel proposes (public, or still resolving) is what each release is asked about.
@@ -11,9 +13,13 @@ Out: ``data/evidence/runtime-<v>.txt``, one line per name (see ``probe_runtime``
      ``torch==V`` with its dependencies (about 3-4 GB with the CUDA packages), numpy (below 2 for
      the releases built before it) and tensorboard (``torch.utils.tensorboard`` imports it); the
      probe runs with a fixed hash seed, then the folder is deleted. Times and sizes are printed.
+     ``data/evidence/proofs-<v>.json``: each proof snippet's outcome (``prove_runtime``), with the
+     hash of the snippet it ran, judged against the change's claims by ``proofs.judge`` at build time.
 """
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -25,9 +31,11 @@ from pathlib import Path
 from ..load import DATA, load
 from ..problems import UsageError
 from ..validate import validate
+from .proofs import snippets
 from .runtime import parse_runtime
 
 PROBE = Path(__file__).resolve().parent / "probe_runtime.py"
+PROVE = Path(__file__).resolve().parent / "prove_runtime.py"
 RUNTIMES = DATA / "evidence"
 INSTALL_TIMEOUT = 3600      # seconds for one release's install (about 4 GB)
 PROBE_TIMEOUT = 1800        # seconds for resolving every name in one release
@@ -56,8 +64,10 @@ def _du(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
 
 
-def probe(version: str, names_file: Path, out: Path, python: str = sys.executable) -> dict:
-    """Install ``torch==version`` into a fresh venv, run the probe, delete the venv; timings."""
+@contextlib.contextmanager
+def release_venv(version: str, python: str = sys.executable):
+    """``torch==version`` installed into a fresh venv in a temporary folder: yields (the venv's
+    python, the folder, timings); the folder and the venv are deleted on leaving."""
     with tempfile.TemporaryDirectory(prefix=f"atlas-torch-{version}-") as tmp:
         venv = Path(tmp) / "venv"
         t0 = time.perf_counter()
@@ -69,55 +79,141 @@ def probe(version: str, names_file: Path, out: Path, python: str = sys.executabl
         if r.returncode != 0:
             raise UsageError(f"torch {version}: pip install failed ({r.returncode}); its last lines:\n"
                              + "\n".join(r.stderr.strip().splitlines()[-5:]))
-        t1 = time.perf_counter()
-        disk = _du(venv)
-        env = {**os.environ, "PYTHONHASHSEED": "0", "CUDA_VISIBLE_DEVICES": "", "PYTHONWARNINGS": "ignore"}
-        probe_copy = Path(tmp) / "probe" / PROBE.name      # alone in its folder: nothing of ours on sys.path
-        probe_copy.parent.mkdir()
-        shutil.copyfile(PROBE, probe_copy)
-        r = subprocess.run([str(py), str(probe_copy), str(names_file), str(out)], capture_output=True, text=True,
-                           timeout=PROBE_TIMEOUT, env=env, cwd=tmp)
-        if r.returncode != 0 or not out.exists():
-            raise UsageError(f"torch {version}: the probe failed ({r.returncode}); its last lines:\n"
-                             + "\n".join(r.stderr.strip().splitlines()[-5:]))
-        t2 = time.perf_counter()
-    return {"install_s": t1 - t0, "probe_s": t2 - t1, "disk_bytes": disk}
+        yield py, Path(tmp), {"install_s": time.perf_counter() - t0, "disk_bytes": _du(venv)}
 
 
-def run(versions: list[str], verify: bool = False) -> int:
-    fb = validate(load())
+def _run_alone(script: Path, py: Path, tmp: Path, args: list[str], timeout: int, env: dict) -> None:
+    """Run ``script`` with the release's python, copied alone into its own folder (nothing of ours
+    on sys.path); a failure is a UsageError with its last lines."""
+    folder = tmp / script.stem
+    folder.mkdir()
+    copy = folder / script.name
+    shutil.copyfile(script, copy)
+    r = subprocess.run([str(py), str(copy), *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=tmp)
+    if r.returncode != 0:
+        raise UsageError(f"{script.stem} failed in {py.parent.parent} ({r.returncode}); its last lines:\n"
+                         + "\n".join(r.stderr.strip().splitlines()[-5:]))
+
+
+def probe(py: Path, tmp: Path, names_file: Path, out: Path) -> float:
+    """Resolve every name of ``names_file`` in the installed release; seconds taken."""
+    t = time.perf_counter()
+    env = {**os.environ, "PYTHONHASHSEED": "0", "CUDA_VISIBLE_DEVICES": "", "PYTHONWARNINGS": "ignore"}
+    _run_alone(PROBE, py, tmp, [str(names_file), str(out)], PROBE_TIMEOUT, env)
+    return time.perf_counter() - t
+
+
+def prove(py: Path, tmp: Path, snippets: list[dict], out: Path) -> float:
+    """Run every proof snippet in the installed release (``prove_runtime.py``, Python's default
+    warning filters: no -W, no PYTHONWARNINGS); the outcomes, each with its snippet's hash, go to
+    ``out``. Seconds taken."""
+    t = time.perf_counter()
+    todo = tmp / "snippets.json"
+    todo.write_text(json.dumps([{k: s[k] for k in ("id", "part", "code")} for s in snippets]), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONWARNINGS", "PYTHONDEVMODE")}
+    env.update({"PYTHONHASHSEED": "0", "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"})
+    _run_alone(PROVE, py, tmp, [str(todo), str(out)], PROBE_TIMEOUT, env)
+    data = json.loads(out.read_text(encoding="utf-8"))
+    sha = {f"{s['id']}/{s['part']}": s["sha"] for s in snippets}
+    for key, o in data["outcomes"].items():
+        o["sha"] = sha[key]
+    out.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    return time.perf_counter() - t
+
+
+def proof_snippets(fb) -> list[dict]:
+    """Every runnable snippet of every curated change's proof, in file order."""
+    return [s for r in fb.releases for c in r.changes if c.proof for s in snippets(c.id, c.proof)]
+
+
+def proof_path(version: str) -> Path:
+    return RUNTIMES / f"proofs-{version}.json"
+
+
+def _compare(lock: Path, out: Path, what: str, problems: list[str]) -> None:
+    if not lock.exists():
+        problems.append(f"{lock.relative_to(DATA.parent)}: missing; run: atlas {what}")
+    elif lock.read_text(encoding="utf-8") != out.read_text(encoding="utf-8"):
+        problems.append(f"{lock.relative_to(DATA.parent)}: differs from the release installed; see: diff against "
+                        f"a fresh `atlas {what}`")
+
+
+def _versions(fb, versions: list[str]) -> list[str]:
     known = fb.wheels.versions if fb.wheels else []
     for v in versions:
         if v not in known:
             raise UsageError(f"torch {v} is not in data/wheels.yaml (versions: {', '.join(known)})")
-    versions = versions or list(known)
+    return versions or list(known)
+
+
+def run(versions: list[str], verify: bool = False) -> int:
+    """``atlas runtime``: resolve every name in each release; with ``--verify`` the proofs run in
+    the same venvs and their locks are compared too (CI installs each release once)."""
+    fb = validate(load(), judge_proofs=False)
+    versions = _versions(fb, versions)
     names = names_asked(fb)
+    todo = proof_snippets(fb)
     problems = []
-    with tempfile.TemporaryDirectory(prefix="atlas-runtime-") as tmp:
-        names_file = Path(tmp) / "names.txt"
+    with tempfile.TemporaryDirectory(prefix="atlas-runtime-") as work:
+        names_file = Path(work) / "names.txt"
         names_file.write_text("\n".join(names) + "\n", encoding="utf-8")
         for v in versions:
-            out = Path(tmp) / f"runtime-{v}.txt"
-            t = probe(v, names_file, out)
+            out = Path(work) / f"runtime-{v}.txt"
+            with release_venv(v) as (py, tmp, t):
+                t["probe_s"] = probe(py, tmp, names_file, out)
+                if verify:
+                    proofs_out = Path(work) / f"proofs-{v}.json"
+                    t["prove_s"] = prove(py, tmp, todo, proofs_out)
+                    _compare(proof_path(v), proofs_out, f"prove {v}", problems)
             got = parse_runtime(out.read_text(encoding="utf-8"))
             print(f"torch {v}: {len(got.rows)} names, {got.head.get('public')} public, {got.head.get('unknown')} "
-                  f"unknown; install {t['install_s']:.0f} s, probe {t['probe_s']:.0f} s, venv {t['disk_bytes'] / 1e9:.2f} GB",
+                  f"unknown; install {t['install_s']:.0f} s, probe {t['probe_s']:.0f} s"
+                  + (f", proofs {t['prove_s']:.0f} s" if verify else "") + f", venv {t['disk_bytes'] / 1e9:.2f} GB",
                   flush=True)
             if verify:
                 lock = runtime_path(v)
-                if not lock.exists():
-                    problems.append(f"{lock.relative_to(DATA.parent)}: missing; run: atlas runtime {v}")
-                elif lock.read_text(encoding="utf-8") != out.read_text(encoding="utf-8"):
+                if lock.exists() and lock.read_text(encoding="utf-8") != out.read_text(encoding="utf-8"):
                     old = parse_runtime(lock.read_text(encoding="utf-8")).rows
                     differ = sorted(n for n in set(old) | set(got.rows) if old.get(n) != got.rows.get(n))
                     problems.append(f"{lock.relative_to(DATA.parent)}: {len(differ)} names differ from torch {v} "
                                     f"installed, e.g. " + ", ".join(differ[:5]))
+                elif not lock.exists():
+                    _compare(lock, out, f"runtime {v}", problems)
             else:
                 shutil.copyfile(out, runtime_path(v))
     for p in problems:
         print(p)
     if problems:
-        print("review the difference, then run `atlas runtime <version>` to rewrite the lock")
+        print("review the difference, then run `atlas runtime <version>` or `atlas prove <version>` to rewrite the lock")
         return 1
-    print("the runtime locks match the installed releases" if verify else f"wrote {len(versions)} runtime locks")
+    print("the runtime and proof locks match the installed releases" if verify else f"wrote {len(versions)} runtime locks")
     return 0
+
+
+def run_proofs(versions: list[str], verify: bool = False) -> int:
+    """``atlas prove``: install each release (one at a time, deleted after), run every proof
+    snippet in it, and rewrite ``data/evidence/proofs-<v>.json`` (or, with ``verify``, compare)."""
+    fb = validate(load(), judge_proofs=False)
+    versions = _versions(fb, versions)
+    todo = proof_snippets(fb)
+    problems: list[str] = []
+    total = {"install_s": 0.0, "prove_s": 0.0, "disk_bytes": 0}
+    with tempfile.TemporaryDirectory(prefix="atlas-prove-") as work:
+        for v in versions:
+            out = Path(work) / f"proofs-{v}.json"
+            with release_venv(v) as (py, tmp, t):
+                t["prove_s"] = prove(py, tmp, todo, out)
+            print(f"torch {v}: {len(todo)} snippets; install {t['install_s']:.0f} s, proofs {t['prove_s']:.0f} s, "
+                  f"venv {t['disk_bytes'] / 1e9:.2f} GB", flush=True)
+            total["install_s"] += t["install_s"]
+            total["prove_s"] += t["prove_s"]
+            total["disk_bytes"] = max(total["disk_bytes"], t["disk_bytes"])
+            if verify:
+                _compare(proof_path(v), out, f"prove {v}", problems)
+            else:
+                shutil.copyfile(out, proof_path(v))
+    print(f"{len(versions)} releases: install {total['install_s']:.0f} s, proofs {total['prove_s']:.0f} s, "
+          f"largest venv {total['disk_bytes'] / 1e9:.2f} GB (one at a time)")
+    for p in problems:
+        print(p)
+    return 1 if problems else 0

@@ -1,0 +1,179 @@
+"""What the proof locks say of a curated change's ``proof:`` (its snippets run in every release).
+
+In:  one ``schema.Proof``, the change's release, the wheel versions oldest first, and the parsed
+     proof locks ``{wheel version: parse_lock(text)}`` that ``atlas prove`` wrote
+     (``data/evidence/proofs-<v>.json``: each snippet's outcome in that release installed).
+Out: ``snippets(change_id, proof)``: what ``atlas prove`` runs, each with the hash its lock entry
+     carries; ``judge(...) -> ProofVerdict``: ``ok`` when the locks agree with every claim (the
+     release whose code first shows the symptom, the symptom's text and whether Python's default
+     filters show it: the change's release shows it and the one before does not; and the range
+     the fix runs clean in), the outcomes the change page shows,
+     and ``problems`` (``(field, sentence)``) for the build error when not. Nothing here imports
+     torch or installs anything.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .history import minor
+
+PARTS = ("code", "after")
+
+
+def digest(code: str) -> str:
+    return hashlib.sha256(code.encode("utf-8")).hexdigest()[:16]
+
+
+def snippets(change_id: str, proof) -> list[dict]:
+    """The snippets of one proof, as ``prove_runtime.py`` takes them (with the hash the lock keeps)."""
+    return [{"id": change_id, "part": part, "code": getattr(proof, part), "sha": digest(getattr(proof, part))}
+            for part in PARTS if getattr(proof, part, None) is not None]
+
+
+def parse_lock(text: str) -> dict:
+    """A proof lock's text -> ``{"torch", "python", "outcomes": {"<id>/<part>": outcome}}``;
+    raises ValueError naming what is wrong."""
+    data = json.loads(text)
+    if not isinstance(data, dict) or not isinstance(data.get("outcomes"), dict) or "torch" not in data:
+        raise ValueError("no 'torch' and 'outcomes' at the top")
+    for key, o in data["outcomes"].items():
+        if not isinstance(o, dict) or not {"error", "warnings", "sha"} <= set(o):
+            raise ValueError(f"{key}: an outcome needs 'error', 'warnings' and 'sha'")
+    return data
+
+
+@dataclass(frozen=True)
+class Run:
+    wheel: str
+    error: Optional[str]
+    warnings: tuple            # ((category, message, shown), ...)
+    output: tuple              # lines printed
+
+    @property
+    def clean(self) -> bool:
+        return self.error is None and not self.warnings
+
+
+def _run(wheel: str, o: dict) -> Run:
+    return Run(wheel, o.get("error"), tuple(tuple(w) for w in o.get("warnings", ())), tuple(o.get("stdout", ())))
+
+
+def matches(symptom, run: Run) -> Optional[tuple]:
+    """The warning, error or printed line of ``run`` that is ``symptom``, or None."""
+    if symptom.warning is not None:
+        return next((w for w in run.warnings if w[0] == symptom.warning and symptom.message in w[1]), None)
+    if symptom.error is not None:
+        if run.error and run.error.startswith(symptom.error + ": ") and symptom.message in run.error:
+            return (run.error,)
+        return None
+    return next(((line,) for line in run.output if symptom.message in line), None)
+
+
+@dataclass
+class ProofVerdict:
+    change: str
+    ok: bool = True
+    problems: list = field(default_factory=list)     # (field, sentence)
+    wheel: Optional[str] = None                      # the change's release's wheel
+    before: Optional[Run] = None                     # code in the release before the change's
+    now: Optional[Run] = None                        # code in the change's release
+    first: Optional[str] = None                      # the first wheel of the unbroken run up to the change's that shows it
+    shown: Optional[bool] = None                     # the symptom warning printed under default filters
+    fix_first: Optional[str] = None                  # the oldest wheel from which the fix runs clean to the newest
+    fix_range: tuple = ()                            # (first release, newest release) the fix is proven in
+    cannot_run: Optional[str] = None
+    artifact: Optional[str] = None
+
+    def fail(self, where: str, why: str) -> None:
+        self.ok = False
+        self.problems.append((where, why))
+
+
+def judge(change_id: str, proof, release: str, versions: list[str], locks: dict) -> ProofVerdict:
+    v = ProofVerdict(change_id, cannot_run=proof.cannot_run, artifact=proof.artifact)
+    if proof.cannot_run:
+        return v
+    wheel = next((w for w in versions if minor(w) == release), None)
+    if wheel is None:
+        v.fail("proof", f"no wheel of {release} in data/wheels.yaml to run it in")
+        return v
+    v.wheel = wheel
+    runs: dict[str, dict[str, Run]] = {part: {} for part in PARTS}
+    for s in snippets(change_id, proof):
+        missing, stale = [], []
+        for w in versions:
+            o = (locks.get(w) or {}).get("outcomes", {}).get(f"{change_id}/{s['part']}")
+            if o is None:
+                missing.append(w)
+            elif o["sha"] != s["sha"]:
+                stale.append(w)
+            else:
+                runs[s["part"]][w] = _run(w, o)
+        if missing:
+            v.fail(f"proof.{s['part']}", f"no outcome of it in the proof locks of torch {_span(missing)}; "
+                                         f"run: atlas prove {' '.join(missing) if len(missing) < 4 else ''}".rstrip())
+        if stale:
+            v.fail(f"proof.{s['part']}", f"changed since the proof locks of torch {_span(stale)} ran it; "
+                                         f"run: atlas prove {' '.join(stale) if len(stale) < 4 else ''}".rstrip())
+    if not v.ok:
+        return v
+    i = versions.index(wheel)
+    if proof.code is not None:
+        code = runs["code"]
+        v.now, v.before = code[wheel], (code[versions[i - 1]] if i else None)
+        # the run of releases, ending with the change's, whose code shows the symptom
+        j = i
+        while j >= 0 and matches(proof.symptom, code[versions[j]]):
+            j -= 1
+        v.first = versions[j + 1] if j < i else None
+        if v.first is None:
+            later = next((w for w in versions[i:] if matches(proof.symptom, code[w])), None)
+            v.fail("proof.symptom", f"torch {wheel} does not show it (it {describe(v.now)})"
+                   + (f"; torch {later} is the first after it that does" if later else ""))
+        elif v.first != wheel:
+            v.fail("proof.symptom", f"torch {v.first} already shows it, before the change's release {release} "
+                                    f"(there it {describe(code[v.first])})")
+        hit = matches(proof.symptom, v.now)
+        if hit and proof.symptom.warning is not None:
+            v.shown = hit[2]
+            if hit[2] != proof.symptom.shown:
+                v.fail("proof.symptom.shown", f"torch {wheel}: Python's default filters "
+                       f"{'print' if hit[2] else 'hide'} this {proof.symptom.warning} when the code runs in an imported module")
+    if proof.after is not None:
+        after = runs["after"]
+        first_clean = None
+        for w in reversed(versions):
+            if not after[w].clean:
+                break
+            first_clean = w
+        v.fix_first = first_clean
+        stated = next((w for w in versions if minor(w) == proof.fix_from), None)
+        if stated is None:
+            v.fail("proof.fix_from", f"no wheel of {proof.fix_from} in data/wheels.yaml")
+        elif first_clean is None or versions.index(first_clean) > versions.index(stated):
+            bad = next(w for w in reversed(versions) if not after[w].clean and versions.index(w) >= versions.index(stated))
+            v.fail("proof.fix_from", f"the fix does not run clean in torch {bad}: {describe(after[bad])}")
+        elif first_clean != stated:
+            v.fail("proof.fix_from", f"the fix already runs clean from torch {first_clean}, not only from {proof.fix_from}")
+        if proof.code is None and proof.fix_from != release:
+            v.fail("proof.fix_from", f"with no symptom, the fix's first release proves the change's release "
+                                     f"{release}; it says {proof.fix_from}")
+        if v.ok:
+            v.fix_range = (proof.fix_from, minor(versions[-1]))
+    return v
+
+
+def _span(wheels: list[str]) -> str:
+    return ", ".join(wheels) if len(wheels) < 4 else f"{wheels[0]} ... {wheels[-1]} ({len(wheels)} releases)"
+
+
+def describe(run: Run) -> str:
+    """One line for a build error: what a snippet did in a release (English; pages use UI strings)."""
+    if run.error:
+        return f"raises {run.error}"
+    if run.warnings:
+        return "warns " + "; ".join(f"{c}: {m}" + ("" if s else " (hidden by default)") for c, m, s in run.warnings[:2])
+    return "runs clean"

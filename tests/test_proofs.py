@@ -1,0 +1,159 @@
+"""Proofs: a curated change executed in the real releases (issue 39).
+
+The runner (``wheel/prove_runtime.py``) is run here against a fake ``torch`` package, so that what
+it records (an error, a warning printed or hidden by Python's default filters, a printed line) is
+what Python does, not what the test says. The judge (``wheel/proofs.py``) is given locks in which a
+false symptom, a wrong release, a wrong visibility or a fix that fails in its stated range is
+planted; each must stop the build with the file, the change and the field.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from atlas.schema import Proof
+from atlas.wheel.proofs import digest, judge, parse_lock, snippets
+from atlas.wheel.prove_runtime import __file__ as RUNNER
+
+VERSIONS = ["1.0.0", "1.1.0", "1.2.0", "1.3.0"]
+
+# A fake torch per release: 1.1 starts to warn (FutureWarning, shown by default), 1.2 raises, and a
+# helper's DeprecationWarning (no stacklevel: attributed to torch) is hidden by the default filters.
+FAKE = {
+    "1.0.0": "def load(x, flag=None):\n    return x\n",
+    "1.1.0": "import warnings\ndef load(x, flag=None):\n    if flag is None:\n"
+             "        warnings.warn('flag will default to True', FutureWarning, stacklevel=2)\n    return x\n",
+    "1.2.0": "def load(x, flag=None):\n    if flag is None:\n        raise TypeError('flag is required now')\n    return x\n",
+    "1.3.0": "import warnings\ndef load(x, flag=None):\n    if flag is None:\n        raise TypeError('flag is required now')\n"
+             "    warnings.warn('load is deprecated', DeprecationWarning)\n    return x\n",
+}
+CODE = "import torch\nprint('loaded', torch.load(3))\n"
+AFTER = "import torch\ntorch.load(3, flag=True)\n"
+
+
+def _run(tmp_path: Path, version: str) -> dict:
+    root = tmp_path / version
+    (root / "torch").mkdir(parents=True)
+    (root / "torch" / "__init__.py").write_text(FAKE[version] + f"__version__ = '{version}'\n", encoding="utf-8")
+    runner = root / "runner" / "prove_runtime.py"      # alone in its folder, as atlas prove copies it
+    runner.parent.mkdir()
+    runner.write_text(Path(RUNNER).read_text(encoding="utf-8"), encoding="utf-8")
+    todo = root / "todo.json"
+    todo.write_text(json.dumps([{"id": "11-x", "part": "code", "code": CODE}, {"id": "11-x", "part": "after", "code": AFTER}]))
+    out = root / "out.json"
+    subprocess.run([sys.executable, str(runner), str(todo), str(out)], check=True, cwd=root,
+                   env={"PYTHONPATH": str(root), "PYTHONHASHSEED": "0"})
+    data = json.loads(out.read_text(encoding="utf-8"))
+    for key, o in data["outcomes"].items():
+        o["sha"] = digest(CODE if key.endswith("/code") else AFTER)
+    return parse_lock(json.dumps(data))
+
+
+@pytest.fixture(scope="module")
+def locks(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("proofs")
+    return {v: _run(tmp, v) for v in VERSIONS}
+
+
+def test_the_runner_records_what_python_does(locks):
+    code = {v: locks[v]["outcomes"]["11-x/code"] for v in VERSIONS}
+    assert code["1.0.0"] == {"error": None, "warnings": [], "stderr": [], "stdout": ["loaded 3"], "sha": digest(CODE)}
+    assert code["1.1.0"]["warnings"] == [["FutureWarning", "flag will default to True", True]]
+    assert code["1.1.0"]["stderr"] == [] and code["1.1.0"]["stdout"] == ["loaded 3"]   # the warning went to the recorder
+    assert code["1.2.0"]["error"] == "TypeError: flag is required now"
+    after = locks["1.3.0"]["outcomes"]["11-x/after"]
+    # no stacklevel: attributed to torch, not __main__, so the default filters hide it
+    assert after["warnings"] == [["DeprecationWarning", "load is deprecated", False]] and after["error"] is None
+
+
+def _proof(**kw) -> Proof:
+    base = {"code": CODE, "symptom": {"error": "TypeError", "message": "flag is required"}, "after": AFTER, "fix_from": "1.0"}
+    return Proof(**{**base, **kw})
+
+
+def test_a_true_proof_passes_and_says_what_each_release_did(locks):
+    v = judge("11-x", _proof(fix_from="1.0"), "1.2", VERSIONS[:3], locks)
+    assert v.ok, v.problems
+    assert v.before.warnings == (("FutureWarning", "flag will default to True", True),)
+    assert v.now.error == "TypeError: flag is required now" and v.fix_range == ("1.0", "1.2")
+    w = judge("11-x", _proof(symptom={"warning": "FutureWarning", "message": "default to True", "shown": True},
+                             fix_from="1.0"), "1.1", VERSIONS[:3], locks)
+    assert w.ok and w.shown is True and w.first == "1.1.0"
+
+
+def test_a_planted_false_symptom_stops_it(locks):
+    v = judge("11-x", _proof(symptom={"error": "TypeError", "message": "flag is missing"}), "1.2", VERSIONS[:3], locks)
+    assert not v.ok and v.problems[0][0] == "proof.symptom" and "does not show it" in v.problems[0][1]
+    v = judge("11-x", _proof(symptom={"error": "ValueError", "message": "flag is required"}), "1.2", VERSIONS[:3], locks)
+    assert not v.ok
+
+
+def test_a_wrong_release_stops_it(locks):
+    later = judge("11-x", _proof(), "1.3", VERSIONS, locks)          # 1.2 already raises
+    assert not later.ok and "torch 1.2.0 already shows it, before the change's release 1.3" in later.problems[0][1]
+    earlier = judge("11-x", _proof(), "1.1", VERSIONS, locks)        # 1.1 only warns
+    assert not earlier.ok and "torch 1.1.0 does not show it" in earlier.problems[0][1]
+    assert "torch 1.2.0 is the first after it that does" in earlier.problems[0][1]
+
+
+def test_a_wrong_visibility_stops_it(locks):
+    shown = _proof(symptom={"warning": "FutureWarning", "message": "default to True", "shown": False})
+    v = judge("11-x", shown, "1.1", VERSIONS[:3], locks)
+    assert not v.ok and v.problems == [("proof.symptom.shown", "torch 1.1.0: Python's default filters print this "
+                                        "FutureWarning when the code runs in an imported module")]
+
+
+def test_a_fix_that_fails_in_its_stated_range_stops_it(locks):
+    v = judge("11-x", _proof(), "1.2", VERSIONS, locks)              # 1.3 warns on the fixed call
+    assert not v.ok and ("proof.fix_from", "the fix does not run clean in torch 1.3.0: warns DeprecationWarning: "
+                         "load is deprecated (hidden by default)") in v.problems
+    narrow = judge("11-x", _proof(fix_from="1.1"), "1.2", VERSIONS[:3], locks)   # it is clean from 1.0 on
+    assert not narrow.ok and "already runs clean from torch 1.0.0" in narrow.problems[0][1]
+
+
+def test_an_edited_snippet_or_a_missing_release_needs_a_new_run(locks):
+    edited = judge("11-x", _proof(code=CODE + "# edited\n"), "1.2", VERSIONS[:3], locks)
+    assert not edited.ok and "changed since the proof locks of torch 1.0.0, 1.1.0, 1.2.0 ran it" in edited.problems[0][1]
+    gone = {k: v for k, v in locks.items() if k != "1.1.0"}
+    missing = judge("11-x", _proof(), "1.2", VERSIONS[:3], gone)
+    assert not missing.ok and missing.problems[0][1].startswith("no outcome of it in the proof locks of torch 1.1.0")
+
+
+def test_the_schema_refuses_a_proof_without_its_parts():
+    for bad in ({"code": CODE}, {"after": AFTER}, {"cannot_run": "gpu"}, {"code": CODE, "cannot_run": "gpu", "artifact": "wheel-tags"},
+                {"code": CODE, "symptom": {"warning": "UserWarning", "message": "x"}},
+                {"code": CODE, "symptom": {"error": "TypeError", "message": "x", "shown": True}}):
+        with pytest.raises(ValueError):
+            Proof(**bad)
+    assert [s["part"] for s in snippets("11-x", _proof())] == ["code", "after"]
+
+
+def test_a_contradicted_proof_stops_the_build_naming_file_change_and_field(data_copy):
+    """The real data and locks: move a proven change's symptom, and the build names it."""
+    from atlas.load import load
+    from atlas.problems import DataError
+    from atlas.validate import validate
+
+    fb = validate(load(data_copy))
+    proven = [(c.id, r.version) for r in fb.releases for c in r.changes if c.proof and c.proof.symptom]
+    assert proven and all(fb.proofs[cid].ok for cid, _ in proven)
+    cid, version = proven[0]
+    f = data_copy / "releases" / f"{version}.yaml"
+    c = next(c for r in fb.releases for c in r.changes if c.id == cid)
+    f.write_text(f.read_text(encoding="utf-8").replace(c.proof.symptom.message, c.proof.symptom.message + " (planted)", 1),
+                 encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        validate(load(data_copy))
+    assert any(p.startswith(f"data/releases/{version}.yaml: {cid}: proof.symptom: torch ") for p in info.value.problems)
+
+
+def test_every_curated_change_of_the_official_releases_has_a_proof(factbase):
+    """Each curated change of 2.2-2.12 is run, or says why it cannot be and which artifact proves it."""
+    for r in factbase.releases:
+        if (2, 2) <= tuple(map(int, r.version.split("."))) <= (2, 12):
+            assert [c.id for c in r.changes if c.proof is None] == [], r.version
