@@ -8,10 +8,10 @@ planted; each must stop the build with the file, the change and the field.
 """
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -34,6 +34,8 @@ FAKE = {
 }
 CODE = "import torch\nprint('loaded', torch.load(3))\n"
 AFTER = "import torch\ntorch.load(3, flag=True)\n"
+ROLLBACK = "import torch\ntorch.load(3, flag=False)\n"
+SNIPPETS = {"code": CODE, "after": AFTER, "rollback.0": ROLLBACK}
 
 
 def _run(tmp_path: Path, version: str) -> dict:
@@ -44,13 +46,13 @@ def _run(tmp_path: Path, version: str) -> dict:
     runner.parent.mkdir()
     runner.write_text(Path(RUNNER).read_text(encoding="utf-8"), encoding="utf-8")
     todo = root / "todo.json"
-    todo.write_text(json.dumps([{"id": "11-x", "part": "code", "code": CODE}, {"id": "11-x", "part": "after", "code": AFTER}]))
+    todo.write_text(json.dumps([{"key": digest(code), "code": code} for code in SNIPPETS.values()]))
     out = root / "out.json"
     subprocess.run([sys.executable, str(runner), str(todo), str(out)], check=True, cwd=root,
                    env={"PYTHONPATH": str(root), "PYTHONHASHSEED": "0"})
     data = json.loads(out.read_text(encoding="utf-8"))
     for key, o in data["outcomes"].items():
-        o["sha"] = digest(CODE if key.endswith("/code") else AFTER)
+        o["for"] = [f"11-x/{part}" for part, code in SNIPPETS.items() if digest(code) == key]
     return parse_lock(json.dumps(data))
 
 
@@ -61,12 +63,12 @@ def locks(tmp_path_factory):
 
 
 def test_the_runner_records_what_python_does(locks):
-    code = {v: locks[v]["outcomes"]["11-x/code"] for v in VERSIONS}
-    assert code["1.0.0"] == {"error": None, "warnings": [], "stderr": [], "stdout": ["loaded 3"], "sha": digest(CODE)}
+    code = {v: locks[v]["outcomes"][digest(CODE)] for v in VERSIONS}
+    assert code["1.0.0"] == {"error": None, "warnings": [], "stderr": [], "stdout": ["loaded 3"], "for": ["11-x/code"]}
     assert code["1.1.0"]["warnings"] == [["FutureWarning", "flag will default to True", True]]
     assert code["1.1.0"]["stderr"] == [] and code["1.1.0"]["stdout"] == ["loaded 3"]   # the warning went to the recorder
     assert code["1.2.0"]["error"] == "TypeError: flag is required now"
-    after = locks["1.3.0"]["outcomes"]["11-x/after"]
+    after = locks["1.3.0"]["outcomes"][digest(AFTER)]
     # no stacklevel: attributed to torch, not __main__, so the default filters hide it
     assert after["warnings"] == [["DeprecationWarning", "load is deprecated", False]] and after["error"] is None
 
@@ -118,10 +120,25 @@ def test_a_fix_that_fails_in_its_stated_range_stops_it(locks):
 
 def test_an_edited_snippet_or_a_missing_release_needs_a_new_run(locks):
     edited = judge("11-x", _proof(code=CODE + "# edited\n"), "1.2", VERSIONS[:3], locks)
-    assert not edited.ok and "changed since the proof locks of torch 1.0.0, 1.1.0, 1.2.0 ran it" in edited.problems[0][1]
+    assert not edited.ok and edited.problems[0] == ("proof.code", "new or edited: the proof locks of torch 1.0.0, "
+                                                    "1.1.0, 1.2.0 have not run this code; run: atlas prove 1.0.0 1.1.0 1.2.0")
     gone = {k: v for k, v in locks.items() if k != "1.1.0"}
     missing = judge("11-x", _proof(), "1.2", VERSIONS[:3], gone)
-    assert not missing.ok and missing.problems[0][1].startswith("no outcome of it in the proof locks of torch 1.1.0")
+    assert not missing.ok and "the proof locks of torch 1.1.0 have not run" in missing.problems[0][1]
+    moved = judge("21-moved", _proof(), "1.2", VERSIONS[:3], locks)   # a renamed change keeps its outcomes
+    assert moved.ok, moved.problems
+
+
+def test_a_rollback_switch_must_work_until_the_release_that_removes_it(locks):
+    run = [{"switch": "flag=False", "code": ROLLBACK}]
+    ok = judge("11-x", _proof(rollback=run), "1.2", VERSIONS[:3], locks)
+    assert ok.ok and ok.rollbacks == [("flag=False", "1.2", "1.2")]
+    kept = judge("11-x", _proof(rollback=run, fix_from="1.0"), "1.2", VERSIONS, locks, removed_in="1.3")
+    assert ("proof.rollback.0", "flag=False still works in torch 1.3.0, the release said to remove it") in kept.problems
+    planted = copy.deepcopy(locks)      # a switch that changes nothing: the run shows the symptom again
+    planted["1.2.0"]["outcomes"][digest(ROLLBACK)].update(error="TypeError: flag is required now")
+    v = judge("11-x", _proof(rollback=run), "1.2", VERSIONS[:3], planted)
+    assert not v.ok and v.problems[-1][0] == "proof.rollback.0" and "does not restore" in v.problems[-1][1]
 
 
 def test_the_schema_refuses_a_proof_without_its_parts():

@@ -119,7 +119,7 @@ def cmd_runtime(args) -> int:
 def cmd_prove(args) -> int:
     from .wheel import runtime_lock
 
-    return runtime_lock.run_proofs(args.versions, verify=args.verify)
+    return runtime_lock.run_proofs(args.versions, verify=args.verify, every=args.all)
 
 
 def cmd_publish_ids(args) -> int:
@@ -226,7 +226,9 @@ def parser() -> argparse.ArgumentParser:
     p = add("prove", cmd_prove, "install each torch release into a throwaway venv and run every curated change's "
             "proof snippets; rewrite data/evidence/proofs-<v>.json (or --verify)")
     p.add_argument("versions", nargs="*", metavar="VERSION", help="torch versions of data/wheels.yaml (default: all)")
-    p.add_argument("--verify", action="store_true", help="fail if an outcome differs from its lock")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--verify", action="store_true", help="run every snippet; fail if an outcome differs from its lock")
+    g.add_argument("--all", action="store_true", help="run every snippet, not only those the locks have no outcome of")
     add("publish-ids", cmd_publish_ids, "add new change ids to the ledger of permanent URLs", data=True)
     p = add("feed", cmd_feed, "record when each change last changed (data/updated.yaml)", data=True)
     p.add_argument("action", choices=["stamp", "check"])

@@ -85,7 +85,7 @@ class Upgrade:
     steps: list[Point]                # releases after old, up to and including new
     breaking: list[Change]
     matrix: list[MatrixRow]           # the curated matrices side by side (both ends curated), else empty
-    rollbacks: list[Change]           # breaking changes whose rollback switch expires
+    rollbacks: list[Change]           # the changes on the way that name a rollback switch
     checklist: list[Change]
     api_diff: Optional[dict] = None   # evidence: public API diff of the two releases' wheels (see _api_diff)
     meta: list[MetaRow] = field(default_factory=list)   # the two wheels' METADATA side by side (history.meta_diff)
@@ -550,7 +550,8 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     for old, new in combinations(points, 2):
         steps = oldest_between(old, new, points)
         breaking = [c for p in steps for c in p.changes if c.is_breaking]
-        rollbacks = [c for c in breaking if c.rollback is not None]
+        # every change on the way that names a way back, breaking or not (a behaviour change too)
+        rollbacks = [c for p in steps for c in p.changes if c.rollback is not None]
         upgrades.append(Upgrade(
             old=old, new=new, slug=upgrade_slug(old.version, new.version), steps=steps, breaking=breaking,
             matrix=matrix_diff(old.release, new.release) if old.release and new.release else [], rollbacks=rollbacks,

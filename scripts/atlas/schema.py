@@ -297,6 +297,15 @@ CannotRun = Literal["gpu", "index", "macos", "conda", "processes", "python", "gl
 ProofArtifact = Literal["wheel-tags", "release-matrix", "release-notes"]
 
 
+class RollbackRun(Strict):
+    """One rollback switch of the change, run: ``code`` is the change's code with ``switch`` (one of
+    ``rollback.switches``, verbatim) set. It must raise nothing and show no symptom in every release
+    from the change's to the one before ``rollback.removed_in``, and show it again there."""
+
+    switch: str = Field(min_length=2)
+    code: str = Field(min_length=3)
+
+
 class Proof(Strict):
     """A curated change executed in the real releases (``atlas prove`` installs each release and
     runs these; ``data/evidence/proofs-<wheel>.json`` holds the outcomes; ``wheel/proofs.py``
@@ -310,12 +319,13 @@ class Proof(Strict):
     symptom: Optional[Symptom] = None
     after: Optional[str] = None
     fix_from: Optional[str] = Field(default=None, pattern=VERSION)
+    rollback: list[RollbackRun] = []
     cannot_run: Optional[CannotRun] = None
     artifact: Optional[ProofArtifact] = None
 
     @model_validator(mode="after")
     def _shape(self) -> Proof:
-        runs = self.code is not None or self.after is not None
+        runs = self.code is not None or self.after is not None or bool(self.rollback)
         if runs == (self.cannot_run is not None):
             raise ValueError("give snippets to run ('code', 'after') or 'cannot_run' with its 'artifact', not both")
         if (self.cannot_run is None) != (self.artifact is None):

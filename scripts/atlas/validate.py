@@ -490,7 +490,17 @@ def _prove(releases: list[Release], files: dict[str, str], wheels: Wheels | None
         for c in rel.changes:
             if c.proof is None:
                 continue
-            verdict = judge_proof(c.id, c.proof, rel.version, versions, locks)
+            switches = c.rollback.switches if c.rollback else []
+            for k, r in enumerate(c.proof.rollback):
+                if r.switch not in switches:
+                    problems.append(f"{files[rel.version]}: {c.id}: proof.rollback.{k}.switch: '{r.switch}' is not "
+                                    f"one of the change's rollback.switches {switches}")
+            if not c.proof.cannot_run:
+                for s in sorted(set(switches) - {r.switch for r in c.proof.rollback}):
+                    problems.append(f"{files[rel.version]}: {c.id}: rollback.switches: '{s}' has no proof run "
+                                    f"(proof.rollback: the change's code with the switch)")
+            verdict = judge_proof(c.id, c.proof, rel.version, versions, locks,
+                                  c.rollback.removed_in if c.rollback else None)
             for where, why in verdict.problems:
                 problems.append(f"{files[rel.version]}: {c.id}: {where}: {why}")
             out[c.id] = verdict

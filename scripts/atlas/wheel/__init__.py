@@ -38,10 +38,10 @@ from .evidence import (
     text_roles,
     wheel_of,
 )
+from .history import FAMILY_LABELS, MetaRow, Point, history, meta_diff, minor
 from .proofs import ProofVerdict
 from .proofs import judge as judge_proof
 from .proofs import parse_lock as parse_proof_lock
-from .history import FAMILY_LABELS, MetaRow, Point, history, meta_diff, minor
 from .runtime import module_path, params_text, parse_runtime, runtime_diff
 from .weights_only import read_weights_only, weights_only_table
 

@@ -28,20 +28,23 @@ def digest(code: str) -> str:
 
 
 def snippets(change_id: str, proof) -> list[dict]:
-    """The snippets of one proof, as ``prove_runtime.py`` takes them (with the hash the lock keeps)."""
-    return [{"id": change_id, "part": part, "code": getattr(proof, part), "sha": digest(getattr(proof, part))}
-            for part in PARTS if getattr(proof, part, None) is not None]
+    """The snippets of one proof, as ``prove_runtime.py`` takes them (with the hash the lock keeps):
+    ``code``, ``after``, and ``rollback.<n>`` for each rollback switch run."""
+    parts = [(part, getattr(proof, part)) for part in PARTS if getattr(proof, part, None) is not None]
+    parts += [(f"rollback.{i}", r.code) for i, r in enumerate(proof.rollback)]
+    return [{"id": change_id, "part": part, "code": code, "sha": digest(code)} for part, code in parts]
 
 
 def parse_lock(text: str) -> dict:
-    """A proof lock's text -> ``{"torch", "python", "outcomes": {"<id>/<part>": outcome}}``;
-    raises ValueError naming what is wrong."""
+    """A proof lock's text -> ``{"torch", "python", "outcomes": {snippet hash: outcome}}``; each
+    outcome also says which snippets (``"<id>/<part>"``) have that code (``for``), so a renamed or
+    moved change keeps its outcomes. Raises ValueError naming what is wrong."""
     data = json.loads(text)
     if not isinstance(data, dict) or not isinstance(data.get("outcomes"), dict) or "torch" not in data:
         raise ValueError("no 'torch' and 'outcomes' at the top")
     for key, o in data["outcomes"].items():
-        if not isinstance(o, dict) or not {"error", "warnings", "sha"} <= set(o):
-            raise ValueError(f"{key}: an outcome needs 'error', 'warnings' and 'sha'")
+        if not isinstance(o, dict) or not {"error", "warnings", "for"} <= set(o):
+            raise ValueError(f"{key}: an outcome needs 'error', 'warnings' and 'for'")
     return data
 
 
@@ -84,6 +87,7 @@ class ProofVerdict:
     shown: Optional[bool] = None                     # the symptom warning printed under default filters
     fix_first: Optional[str] = None                  # the oldest wheel from which the fix runs clean to the newest
     fix_range: tuple = ()                            # (first release, newest release) the fix is proven in
+    rollbacks: list = field(default_factory=list)    # (switch, first release, last release) each is proven to work in
     cannot_run: Optional[str] = None
     artifact: Optional[str] = None
 
@@ -92,7 +96,9 @@ class ProofVerdict:
         self.problems.append((where, why))
 
 
-def judge(change_id: str, proof, release: str, versions: list[str], locks: dict) -> ProofVerdict:
+def judge(change_id: str, proof, release: str, versions: list[str], locks: dict,
+          removed_in: Optional[str] = None) -> ProofVerdict:
+    """``removed_in``: the release that removes the change's rollback switches (``rollback.removed_in``)."""
     v = ProofVerdict(change_id, cannot_run=proof.cannot_run, artifact=proof.artifact)
     if proof.cannot_run:
         return v
@@ -101,23 +107,19 @@ def judge(change_id: str, proof, release: str, versions: list[str], locks: dict)
         v.fail("proof", f"no wheel of {release} in data/wheels.yaml to run it in")
         return v
     v.wheel = wheel
-    runs: dict[str, dict[str, Run]] = {part: {} for part in PARTS}
+    runs: dict[str, dict[str, Run]] = {}
     for s in snippets(change_id, proof):
-        missing, stale = [], []
+        runs[s["part"]] = {}
+        missing = []
         for w in versions:
-            o = (locks.get(w) or {}).get("outcomes", {}).get(f"{change_id}/{s['part']}")
+            o = (locks.get(w) or {}).get("outcomes", {}).get(s["sha"])
             if o is None:
                 missing.append(w)
-            elif o["sha"] != s["sha"]:
-                stale.append(w)
             else:
                 runs[s["part"]][w] = _run(w, o)
         if missing:
-            v.fail(f"proof.{s['part']}", f"no outcome of it in the proof locks of torch {_span(missing)}; "
-                                         f"run: atlas prove {' '.join(missing) if len(missing) < 4 else ''}".rstrip())
-        if stale:
-            v.fail(f"proof.{s['part']}", f"changed since the proof locks of torch {_span(stale)} ran it; "
-                                         f"run: atlas prove {' '.join(stale) if len(stale) < 4 else ''}".rstrip())
+            v.fail(f"proof.{s['part']}", f"new or edited: the proof locks of torch {_span(missing)} have not run "
+                                         f"this code; run: atlas prove {' '.join(missing) if len(missing) < 4 else ''}".rstrip())
     if not v.ok:
         return v
     i = versions.index(wheel)
@@ -163,7 +165,26 @@ def judge(change_id: str, proof, release: str, versions: list[str], locks: dict)
                                      f"{release}; it says {proof.fix_from}")
         if v.ok:
             v.fix_range = (proof.fix_from, minor(versions[-1]))
+    for k, r in enumerate(proof.rollback):
+        _rollback(v, k, r, runs[f"rollback.{k}"], proof.symptom, versions[i:], removed_in)
     return v
+
+
+def _rollback(v: ProofVerdict, k: int, r, runs: dict, symptom, versions: list[str], removed_in: Optional[str]) -> None:
+    """A rollback switch works (no error, no symptom) from the change's release up to ``removed_in``,
+    and no longer there."""
+    def works(run: Run) -> bool:
+        return run.error is None and (symptom is None or matches(symptom, run) is None)
+
+    gone = next((w for w in versions if removed_in and minor(w) == removed_in), None)
+    kept = versions[:versions.index(gone)] if gone else versions
+    bad = next((w for w in kept if not works(runs[w])), None)
+    if bad:
+        v.fail(f"proof.rollback.{k}", f"{r.switch} does not restore the old behaviour in torch {bad}: it {describe(runs[bad])}")
+    elif gone and works(runs[gone]):
+        v.fail(f"proof.rollback.{k}", f"{r.switch} still works in torch {gone}, the release said to remove it")
+    else:
+        v.rollbacks.append((r.switch, minor(kept[0]), minor(kept[-1])))
 
 
 def _span(wheels: list[str]) -> str:

@@ -1,10 +1,10 @@
 """Runs inside one installed torch release (its own venv, standard library only): every proof snippet.
 
-In:  argv[1], a JSON file ``[{"id": change id, "part": "code" | "after", "code": source}, ...]``;
+In:  argv[1], a JSON file ``[{"key": the snippet's hash, "code": source}, ...]``;
      argv[2], where to write the outcomes. Started by ``atlas prove`` (and by ``atlas runtime
      --verify`` in the venvs it installs) with no ``-W`` option and no ``PYTHONWARNINGS``, so
      Python's default warning filters are the ones a user's program has.
-Out: JSON ``{"torch": version, "python": "3.11", "outcomes": {"<id>/<part>": outcome}}``; an outcome is
+Out: JSON ``{"torch": version, "python": "3.11", "outcomes": {key: outcome}}``; an outcome is
      ``{"error": "module.Type: first line" | null, "warnings": [[category, first line, shown], ...],
      "stderr": [lines printed to stderr, e.g. by logging], "stdout": [lines printed]}``.
 
@@ -98,7 +98,8 @@ def _run(module: str, mode: str, roots: list[str]) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    snippets = json.loads(open(argv[1], encoding="utf-8").read())
+    with open(argv[1], encoding="utf-8") as f:
+        snippets = json.load(f)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import torch  # noqa: F401 - imported once; every child inherits it
 
@@ -118,7 +119,7 @@ def main(argv: list[str]) -> int:
             if (cat, msg) not in seen:
                 seen.add((cat, msg))
                 every.append([cat, msg, (cat, msg) in shown])
-        outcomes[f"{s['id']}/{s['part']}"] = {"error": runs["all"]["error"], "warnings": every,
+        outcomes[s["key"]] = {"error": runs["all"]["error"], "warnings": every,
                                               "stderr": runs["shown"]["stderr"], "stdout": runs["all"]["stdout"]}
     head = {"torch": torch.__version__.split("+")[0], "python": ".".join(map(str, sys.version_info[:2]))}
     with open(argv[2], "w", encoding="utf-8") as f:

@@ -4,7 +4,8 @@ resolve every name in it, or run every curated change's proof snippets in it.
     atlas runtime                       # every release of data/wheels.yaml; rewrite the runtime locks
     atlas runtime 2.6.0 2.15.0          # only these
     atlas runtime --verify 2.6.0        # re-install; fail on any difference from the runtime and proof locks (CI)
-    atlas prove [2.6.0 ...]             # run the proofs; rewrite data/evidence/proofs-<v>.json (--verify: compare)
+    atlas prove [2.6.0 ...]             # run the proofs the locks lack (--all: every one); rewrite
+                                        # data/evidence/proofs-<v>.json (--verify: run all, compare)
 
 In:  the committed static surfaces (``data/evidence/surface-<v>.txt``): the union of every name any
      release's wheel proposes (public, or still resolving) is what each release is asked about.
@@ -109,14 +110,14 @@ def prove(py: Path, tmp: Path, snippets: list[dict], out: Path) -> float:
     ``out``. Seconds taken."""
     t = time.perf_counter()
     todo = tmp / "snippets.json"
-    todo.write_text(json.dumps([{k: s[k] for k in ("id", "part", "code")} for s in snippets]), encoding="utf-8")
+    by_sha = {s["sha"]: s["code"] for s in snippets}          # one run per distinct code
+    todo.write_text(json.dumps([{"key": k, "code": c} for k, c in by_sha.items()]), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONWARNINGS", "PYTHONDEVMODE")}
     env.update({"PYTHONHASHSEED": "0", "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"})
     _run_alone(PROVE, py, tmp, [str(todo), str(out)], PROBE_TIMEOUT, env)
     data = json.loads(out.read_text(encoding="utf-8"))
-    sha = {f"{s['id']}/{s['part']}": s["sha"] for s in snippets}
     for key, o in data["outcomes"].items():
-        o["sha"] = sha[key]
+        o["for"] = sorted(f"{s['id']}/{s['part']}" for s in snippets if s["sha"] == key)
     out.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     return time.perf_counter() - t
 
@@ -190,30 +191,48 @@ def run(versions: list[str], verify: bool = False) -> int:
     return 0
 
 
-def run_proofs(versions: list[str], verify: bool = False) -> int:
-    """``atlas prove``: install each release (one at a time, deleted after), run every proof
-    snippet in it, and rewrite ``data/evidence/proofs-<v>.json`` (or, with ``verify``, compare)."""
+def run_proofs(versions: list[str], verify: bool = False, every: bool = False) -> int:
+    """``atlas prove``: for each release (one at a time, installed and deleted after), run the proof
+    snippets its lock has no outcome of (a new or edited snippet; with ``every``, all of them) and
+    rewrite ``data/evidence/proofs-<v>.json``; a release with nothing to run is not installed.
+    With ``verify``, run everything and compare with the locks instead."""
     fb = validate(load(), judge_proofs=False)
     versions = _versions(fb, versions)
     todo = proof_snippets(fb)
+    wanted: dict[str, list[str]] = {}
+    for s in todo:
+        wanted.setdefault(s["sha"], []).append(f"{s['id']}/{s['part']}")
     problems: list[str] = []
-    total = {"install_s": 0.0, "prove_s": 0.0, "disk_bytes": 0}
+    total = {"install_s": 0.0, "prove_s": 0.0, "disk_bytes": 0, "releases": 0}
     with tempfile.TemporaryDirectory(prefix="atlas-prove-") as work:
         for v in versions:
+            lock = proof_path(v)
+            old = json.loads(lock.read_text(encoding="utf-8")) if lock.exists() and not (verify or every) else {}
+            kept = {k: {**o, "for": sorted(wanted[k])} for k, o in old.get("outcomes", {}).items() if k in wanted}
+            run = [s for s in todo if s["sha"] not in kept]
+            if not run:
+                print(f"torch {v}: every snippet's outcome is in {lock.name}; not installed", flush=True)
+                if kept != old.get("outcomes", {}):
+                    lock.write_text(json.dumps({**old, "outcomes": kept}, indent=1, sort_keys=True, ensure_ascii=False)
+                                    + "\n", encoding="utf-8")
+                continue
             out = Path(work) / f"proofs-{v}.json"
             with release_venv(v) as (py, tmp, t):
-                t["prove_s"] = prove(py, tmp, todo, out)
-            print(f"torch {v}: {len(todo)} snippets; install {t['install_s']:.0f} s, proofs {t['prove_s']:.0f} s, "
-                  f"venv {t['disk_bytes'] / 1e9:.2f} GB", flush=True)
+                t["prove_s"] = prove(py, tmp, run, out)
+            print(f"torch {v}: {len(run)} of {len(todo)} snippets; install {t['install_s']:.0f} s, proofs "
+                  f"{t['prove_s']:.0f} s, venv {t['disk_bytes'] / 1e9:.2f} GB", flush=True)
             total["install_s"] += t["install_s"]
             total["prove_s"] += t["prove_s"]
             total["disk_bytes"] = max(total["disk_bytes"], t["disk_bytes"])
+            total["releases"] += 1
             if verify:
-                _compare(proof_path(v), out, f"prove {v}", problems)
-            else:
-                shutil.copyfile(out, proof_path(v))
-    print(f"{len(versions)} releases: install {total['install_s']:.0f} s, proofs {total['prove_s']:.0f} s, "
-          f"largest venv {total['disk_bytes'] / 1e9:.2f} GB (one at a time)")
+                _compare(lock, out, f"prove {v}", problems)
+                continue
+            new = json.loads(out.read_text(encoding="utf-8"))
+            new["outcomes"] = {**kept, **new["outcomes"]}
+            lock.write_text(json.dumps(new, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{total['releases']} of {len(versions)} releases installed: install {total['install_s']:.0f} s, proofs "
+          f"{total['prove_s']:.0f} s, largest venv {total['disk_bytes'] / 1e9:.2f} GB (one at a time)")
     for p in problems:
         print(p)
     return 1 if problems else 0
