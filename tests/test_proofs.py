@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas.schema import Proof
+from atlas.schema import Change, Proof
 from atlas.wheel.proofs import digest, judge, parse_lock, snippets
 from atlas.wheel.prove_runtime import __file__ as RUNNER
 
@@ -73,81 +73,100 @@ def test_the_runner_records_what_python_does(locks):
     assert after["warnings"] == [["DeprecationWarning", "load is deprecated", False]] and after["error"] is None
 
 
-def _proof(**kw) -> Proof:
+def _proof(cid: str = "11-x", removed_in: str | None = None, fix: dict | None = None, **kw) -> Change:
+    """A change whose proof is ``kw`` over a true base (the code raises from 1.2, the fix is clean from 1.0)."""
     base = {"code": CODE, "symptom": {"error": "TypeError", "message": "flag is required"}, "after": AFTER, "fix_from": "1.0"}
-    return Proof(**{**base, **kw})
+    data = {"id": cid, "type": "behavior", "area": "frontend", "title": "A change", "summary": "What changed.",
+            "sources": [{"source": "s", "locator": "ab"}], "proof": {k: v for k, v in {**base, **kw}.items() if v is not None}}
+    if removed_in:
+        data["rollback"] = {"switches": ["flag=False"], "note": "The old way.", "removed_in": removed_in}
+    if fix:
+        data["fix"] = {"steps": ["Do it."], **fix}
+    return Change(**data)
 
 
 def test_a_true_proof_passes_and_says_what_each_release_did(locks):
-    v = judge("11-x", _proof(fix_from="1.0"), "1.2", VERSIONS[:3], locks)
+    v = judge(_proof(fix_from="1.0"), "1.2", VERSIONS[:3], locks)
     assert v.ok, v.problems
     assert v.before.warnings == (("FutureWarning", "flag will default to True", True),)
     assert v.now.error == "TypeError: flag is required now" and v.fix_range == ("1.0", "1.2")
-    w = judge("11-x", _proof(symptom={"warning": "FutureWarning", "message": "default to True", "shown": True},
+    w = judge(_proof(symptom={"warning": "FutureWarning", "message": "default to True", "shown": True},
                              fix_from="1.0"), "1.1", VERSIONS[:3], locks)
     assert w.ok and w.shown is True and w.first == "1.1.0"
 
 
 def test_a_planted_false_symptom_stops_it(locks):
-    v = judge("11-x", _proof(symptom={"error": "TypeError", "message": "flag is missing"}), "1.2", VERSIONS[:3], locks)
+    v = judge(_proof(symptom={"error": "TypeError", "message": "flag is missing"}), "1.2", VERSIONS[:3], locks)
     assert not v.ok and v.problems[0][0] == "proof.symptom" and "does not show it" in v.problems[0][1]
-    v = judge("11-x", _proof(symptom={"error": "ValueError", "message": "flag is required"}), "1.2", VERSIONS[:3], locks)
+    v = judge(_proof(symptom={"error": "ValueError", "message": "flag is required"}), "1.2", VERSIONS[:3], locks)
     assert not v.ok
 
 
 def test_a_wrong_release_stops_it(locks):
-    later = judge("11-x", _proof(), "1.3", VERSIONS, locks)          # 1.2 already raises
+    later = judge(_proof(), "1.3", VERSIONS, locks)          # 1.2 already raises
     assert not later.ok and "torch 1.2.0 already shows it, before the change's release 1.3" in later.problems[0][1]
-    earlier = judge("11-x", _proof(), "1.1", VERSIONS, locks)        # 1.1 only warns
+    earlier = judge(_proof(), "1.1", VERSIONS, locks)        # 1.1 only warns
     assert not earlier.ok and "torch 1.1.0 does not show it" in earlier.problems[0][1]
     assert "torch 1.2.0 is the first after it that does" in earlier.problems[0][1]
 
 
 def test_a_wrong_visibility_stops_it(locks):
     shown = _proof(symptom={"warning": "FutureWarning", "message": "default to True", "shown": False})
-    v = judge("11-x", shown, "1.1", VERSIONS[:3], locks)
+    v = judge(shown, "1.1", VERSIONS[:3], locks)
     assert not v.ok and v.problems == [("proof.symptom.shown", "torch 1.1.0: Python's default filters print this "
                                         "FutureWarning when the code runs in an imported module")]
 
 
 def test_a_fix_that_fails_in_its_stated_range_stops_it(locks):
-    v = judge("11-x", _proof(), "1.2", VERSIONS, locks)              # 1.3 warns on the fixed call
+    v = judge(_proof(), "1.2", VERSIONS, locks)              # 1.3 warns on the fixed call
     assert not v.ok and ("proof.fix_from", "the fix does not run clean in torch 1.3.0: warns DeprecationWarning: "
                          "load is deprecated (hidden by default)") in v.problems
-    narrow = judge("11-x", _proof(fix_from="1.1"), "1.2", VERSIONS[:3], locks)   # it is clean from 1.0 on
+    narrow = judge(_proof(fix_from="1.1"), "1.2", VERSIONS[:3], locks)   # it is clean from 1.0 on
     assert not narrow.ok and "already runs clean from torch 1.0.0" in narrow.problems[0][1]
 
 
 def test_an_edited_snippet_or_a_missing_release_needs_a_new_run(locks):
-    edited = judge("11-x", _proof(code=CODE + "# edited\n"), "1.2", VERSIONS[:3], locks)
+    edited = judge(_proof(code=CODE + "# edited\n"), "1.2", VERSIONS[:3], locks)
     assert not edited.ok and edited.problems[0] == ("proof.code", "new or edited: the proof locks of torch 1.0.0, "
                                                     "1.1.0, 1.2.0 have not run this code; run: atlas prove 1.0.0 1.1.0 1.2.0")
     gone = {k: v for k, v in locks.items() if k != "1.1.0"}
-    missing = judge("11-x", _proof(), "1.2", VERSIONS[:3], gone)
+    missing = judge(_proof(), "1.2", VERSIONS[:3], gone)
     assert not missing.ok and "the proof locks of torch 1.1.0 have not run" in missing.problems[0][1]
-    moved = judge("21-moved", _proof(), "1.2", VERSIONS[:3], locks)   # a renamed change keeps its outcomes
+    moved = judge(_proof(cid="21-moved"), "1.2", VERSIONS[:3], locks)   # a renamed change keeps its outcomes
     assert moved.ok, moved.problems
 
 
 def test_a_rollback_switch_must_work_until_the_release_that_removes_it(locks):
     run = [{"switch": "flag=False", "code": ROLLBACK}]
-    ok = judge("11-x", _proof(rollback=run), "1.2", VERSIONS[:3], locks)
+    ok = judge(_proof(rollback=run), "1.2", VERSIONS[:3], locks)
     assert ok.ok and ok.rollbacks == [("flag=False", "1.2", "1.2")]
-    kept = judge("11-x", _proof(rollback=run, fix_from="1.0"), "1.2", VERSIONS, locks, removed_in="1.3")
+    kept = judge(_proof(rollback=run, removed_in="1.3"), "1.2", VERSIONS, locks)
     assert ("proof.rollback.0", "flag=False still works in torch 1.3.0, the release said to remove it") in kept.problems
     planted = copy.deepcopy(locks)      # a switch that changes nothing: the run shows the symptom again
     planted["1.2.0"]["outcomes"][digest(ROLLBACK)].update(error="TypeError: flag is required now")
-    v = judge("11-x", _proof(rollback=run), "1.2", VERSIONS[:3], planted)
+    v = judge(_proof(rollback=run), "1.2", VERSIONS[:3], planted)
     assert not v.ok and v.problems[-1][0] == "proof.rollback.0" and "does not restore" in v.problems[-1][1]
 
 
 def test_the_schema_refuses_a_proof_without_its_parts():
-    for bad in ({"code": CODE}, {"after": AFTER}, {"cannot_run": "gpu"}, {"code": CODE, "cannot_run": "gpu", "artifact": "wheel-tags"},
+    for bad in ({"code": CODE}, {"after": AFTER}, {"cannot_run": "gpu"}, {"symptom": {"error": "E", "message": "m"}, "cannot_run": "gpu", "artifact": "wheel-tags"},
                 {"code": CODE, "symptom": {"warning": "UserWarning", "message": "x"}},
                 {"code": CODE, "symptom": {"error": "TypeError", "message": "x", "shown": True}}):
         with pytest.raises(ValueError):
             Proof(**bad)
-    assert [s["part"] for s in snippets("11-x", _proof())] == ["code", "after"]
+    assert [s["part"] for s in snippets(_proof())] == ["code", "after"]
+
+
+def test_a_proof_runs_the_pages_own_code_where_it_can(locks):
+    """No code of its own: setup + the page's fix.before / fix.after run, so the page shows what ran."""
+    page = _proof(code=None, after=None, setup="import torch", fix={"before": "print('loaded', torch.load(3))\n",
+                                                                    "after": "torch.load(3, flag=True)\n"})
+    assert [s["code"] for s in snippets(page)] == [CODE, AFTER]
+    assert judge(page, "1.2", VERSIONS[:3], locks).ok
+    with pytest.raises(ValueError, match="the page's fix.before"):
+        _proof(code=None, fix=None)
+    with pytest.raises(ValueError, match="the page's fix.after"):
+        _proof(after=None, fix={"before": "x = 1", "after": "pip install x", "language": "bash"})
 
 
 def test_a_contradicted_proof_stops_the_build_naming_file_change_and_field(data_copy):

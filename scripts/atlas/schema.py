@@ -309,12 +309,15 @@ class RollbackRun(Strict):
 class Proof(Strict):
     """A curated change executed in the real releases (``atlas prove`` installs each release and
     runs these; ``data/evidence/proofs-<wheel>.json`` holds the outcomes; ``wheel/proofs.py``
-    judges them). ``code`` is the use the change is about, run in every release: ``symptom`` is
-    what it shows from the change's release on and in no release before. ``after`` is the fix: it
-    runs without an error or any warning in every release from ``fix_from`` to the newest, and not
-    in the release before ``fix_from``. A claim no CPU-only Linux machine can run says why
-    (``cannot_run``) and which artifact proves it instead (``artifact``)."""
+    judges them). The code run is the page's own: ``setup`` followed by the change's
+    ``fix.before`` shows ``symptom`` from the change's release on and in no release before it;
+    ``setup`` followed by ``fix.after`` runs without an error or any warning in every release from
+    ``fix_from`` to the newest, and not in the release before ``fix_from``. Where the page's code
+    cannot run here as it is (it needs a GPU, the network, a package the venvs lack), ``code`` and
+    ``after`` replace it, and the change page shows what ran. A claim no CPU-only Linux machine can
+    run says why (``cannot_run``) and which artifact proves it instead (``artifact``)."""
 
+    setup: Optional[str] = None
     code: Optional[str] = None
     symptom: Optional[Symptom] = None
     after: Optional[str] = None
@@ -325,15 +328,16 @@ class Proof(Strict):
 
     @model_validator(mode="after")
     def _shape(self) -> Proof:
-        runs = self.code is not None or self.after is not None or bool(self.rollback)
+        runs = any(x is not None for x in (self.setup, self.code, self.symptom, self.after, self.fix_from)) or bool(self.rollback)
         if runs == (self.cannot_run is not None):
-            raise ValueError("give snippets to run ('code', 'after') or 'cannot_run' with its 'artifact', not both")
+            raise ValueError("give what to run (a 'symptom' of the code, a 'fix_from' of the fix, rollback runs) "
+                             "or 'cannot_run' with its 'artifact', not both")
         if (self.cannot_run is None) != (self.artifact is None):
             raise ValueError("'cannot_run' and 'artifact' go together")
-        if (self.symptom is not None) != (self.code is not None):
-            raise ValueError("'code' and 'symptom' go together: the code shows the symptom")
-        if (self.after is not None) != (self.fix_from is not None):
-            raise ValueError("'after' and 'fix_from' go together: the first release the fix runs clean in")
+        if self.code is not None and self.symptom is None:
+            raise ValueError("'code' needs its 'symptom': what the code shows in the change's release")
+        if self.after is not None and self.fix_from is None:
+            raise ValueError("'after' needs 'fix_from': the first release the fix runs clean in")
         return self
 
 
@@ -367,6 +371,19 @@ class Change(Strict):
     @property
     def is_breaking(self) -> bool:
         return self.breaking if self.breaking is not None else self.type in BREAKING_TYPES
+
+    @model_validator(mode="after")
+    def _proof_runs_the_page(self) -> Change:
+        """A proof without its own ``code`` / ``after`` runs the page's ``fix.before`` / ``fix.after``."""
+        p = self.proof
+        if p is None or p.cannot_run:
+            return self
+        for own, part, needed in (("code", "before", p.symptom), ("after", "after", p.fix_from)):
+            if needed is not None and getattr(p, own) is None:
+                if self.fix is None or getattr(self.fix, part) is None or self.fix.language != "python":
+                    raise ValueError(f"proof: with no proof.{own}, the page's fix.{part} (Python) is what runs; "
+                                     f"there is none")
+        return self
 
 
 class Faq(Strict):

@@ -499,8 +499,7 @@ def _prove(releases: list[Release], files: dict[str, str], wheels: Wheels | None
                 for s in sorted(set(switches) - {r.switch for r in c.proof.rollback}):
                     problems.append(f"{files[rel.version]}: {c.id}: rollback.switches: '{s}' has no proof run "
                                     f"(proof.rollback: the change's code with the switch)")
-            verdict = judge_proof(c.id, c.proof, rel.version, versions, locks,
-                                  c.rollback.removed_in if c.rollback else None)
+            verdict = judge_proof(c, rel.version, versions, locks)
             for where, why in verdict.problems:
                 problems.append(f"{files[rel.version]}: {c.id}: {where}: {why}")
             out[c.id] = verdict

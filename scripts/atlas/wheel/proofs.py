@@ -3,8 +3,8 @@
 In:  one ``schema.Proof``, the change's release, the wheel versions oldest first, and the parsed
      proof locks ``{wheel version: parse_lock(text)}`` that ``atlas prove`` wrote
      (``data/evidence/proofs-<v>.json``: each snippet's outcome in that release installed).
-Out: ``snippets(change_id, proof)``: what ``atlas prove`` runs, each with the hash its lock entry
-     carries; ``judge(...) -> ProofVerdict``: ``ok`` when the locks agree with every claim (the
+Out: ``proof_code(change)`` and ``snippets(change)``: what ``atlas prove`` runs (the page's own
+     code where it can), each with the hash its outcome is kept under; ``judge(...) -> ProofVerdict``: ``ok`` when the locks agree with every claim (the
      release whose code first shows the symptom, the symptom's text and whether Python's default
      filters show it: the change's release shows it and the one before does not; and the range
      the fix runs clean in), the outcomes the change page shows,
@@ -20,19 +20,30 @@ from typing import Optional
 
 from .history import minor
 
-PARTS = ("code", "after")
-
-
 def digest(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8")).hexdigest()[:16]
 
 
-def snippets(change_id: str, proof) -> list[dict]:
-    """The snippets of one proof, as ``prove_runtime.py`` takes them (with the hash the lock keeps):
-    ``code``, ``after``, and ``rollback.<n>`` for each rollback switch run."""
-    parts = [(part, getattr(proof, part)) for part in PARTS if getattr(proof, part, None) is not None]
-    parts += [(f"rollback.{i}", r.code) for i, r in enumerate(proof.rollback)]
-    return [{"id": change_id, "part": part, "code": code, "sha": digest(code)} for part, code in parts]
+def proof_code(change) -> dict[str, str]:
+    """What a change's proof runs, by part: ``code`` (its own, or ``setup`` + the page's
+    ``fix.before``), ``after`` (its own, or ``setup`` + ``fix.after``) and ``rollback.<n>``."""
+    p = change.proof
+    if p is None or p.cannot_run:
+        return {}
+    setup = p.setup.rstrip("\n") + "\n" if p.setup else ""
+    out = {}
+    if p.symptom is not None:
+        out["code"] = p.code if p.code is not None else setup + change.fix.before
+    if p.fix_from is not None:
+        out["after"] = p.after if p.after is not None else setup + change.fix.after
+    out.update({f"rollback.{i}": r.code for i, r in enumerate(p.rollback)})
+    return out
+
+
+def snippets(change) -> list[dict]:
+    """The snippets of one change's proof, as ``prove_runtime.py`` takes them, each with the hash its
+    outcome is kept under."""
+    return [{"id": change.id, "part": part, "code": code, "sha": digest(code)} for part, code in proof_code(change).items()]
 
 
 def parse_lock(text: str) -> dict:
@@ -88,6 +99,8 @@ class ProofVerdict:
     fix_first: Optional[str] = None                  # the oldest wheel from which the fix runs clean to the newest
     fix_range: tuple = ()                            # (first release, newest release) the fix is proven in
     rollbacks: list = field(default_factory=list)    # (switch, first release, last release) each is proven to work in
+    code: Optional[str] = None                       # the code run for the symptom (the page's fix.before, or the proof's own)
+    after: Optional[str] = None                      # the fix run
     cannot_run: Optional[str] = None
     artifact: Optional[str] = None
 
@@ -96,10 +109,13 @@ class ProofVerdict:
         self.problems.append((where, why))
 
 
-def judge(change_id: str, proof, release: str, versions: list[str], locks: dict,
-          removed_in: Optional[str] = None) -> ProofVerdict:
-    """``removed_in``: the release that removes the change's rollback switches (``rollback.removed_in``)."""
-    v = ProofVerdict(change_id, cannot_run=proof.cannot_run, artifact=proof.artifact)
+def judge(change, release: str, versions: list[str], locks: dict) -> ProofVerdict:
+    """``change`` (a ``schema.Change`` with a ``proof``) of ``release``, judged by the locks."""
+    proof = change.proof
+    removed_in = change.rollback.removed_in if change.rollback else None
+    ran = proof_code(change)
+    v = ProofVerdict(change.id, cannot_run=proof.cannot_run, artifact=proof.artifact, code=ran.get("code"),
+                     after=ran.get("after"))
     if proof.cannot_run:
         return v
     wheel = next((w for w in versions if minor(w) == release), None)
@@ -108,7 +124,7 @@ def judge(change_id: str, proof, release: str, versions: list[str], locks: dict,
         return v
     v.wheel = wheel
     runs: dict[str, dict[str, Run]] = {}
-    for s in snippets(change_id, proof):
+    for s in snippets(change):
         runs[s["part"]] = {}
         missing = []
         for w in versions:
@@ -123,7 +139,7 @@ def judge(change_id: str, proof, release: str, versions: list[str], locks: dict,
     if not v.ok:
         return v
     i = versions.index(wheel)
-    if proof.code is not None:
+    if proof.symptom is not None:
         code = runs["code"]
         v.now, v.before = code[wheel], (code[versions[i - 1]] if i else None)
         # the run of releases, ending with the change's, whose code shows the symptom
@@ -144,7 +160,7 @@ def judge(change_id: str, proof, release: str, versions: list[str], locks: dict,
             if hit[2] != proof.symptom.shown:
                 v.fail("proof.symptom.shown", f"torch {wheel}: Python's default filters "
                        f"{'print' if hit[2] else 'hide'} this {proof.symptom.warning} when the code runs in an imported module")
-    if proof.after is not None:
+    if proof.fix_from is not None:
         after = runs["after"]
         first_clean = None
         for w in reversed(versions):
@@ -160,7 +176,7 @@ def judge(change_id: str, proof, release: str, versions: list[str], locks: dict,
             v.fail("proof.fix_from", f"the fix does not run clean in torch {bad}: {describe(after[bad])}")
         elif first_clean != stated:
             v.fail("proof.fix_from", f"the fix already runs clean from torch {first_clean}, not only from {proof.fix_from}")
-        if proof.code is None and proof.fix_from != release:
+        if proof.symptom is None and proof.fix_from != release:
             v.fail("proof.fix_from", f"with no symptom, the fix's first release proves the change's release "
                                      f"{release}; it says {proof.fix_from}")
         if v.ok:

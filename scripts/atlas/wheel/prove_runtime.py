@@ -24,6 +24,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import warnings
 
 PASSES = ("shown", "all")
@@ -35,6 +36,7 @@ def _mask(text: str, roots: list[str]) -> str:
         if root:
             text = text.replace(root, "<venv>" if "site-packages" in root else "<tmp>")
     text = re.sub(r"0x[0-9a-fA-F]{6,}", "0x…", text)
+    text = re.sub(re.escape(tempfile.gettempdir()) + r"/[\w.-]+", "<tmp>", text)   # a snippet's own temporary files
     return text[:MAX_LINE]
 
 
