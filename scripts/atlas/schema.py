@@ -379,10 +379,9 @@ class Change(Strict):
         if p is None or p.cannot_run:
             return self
         for own, part, needed in (("code", "before", p.symptom), ("after", "after", p.fix_from)):
-            if needed is not None and getattr(p, own) is None:
-                if self.fix is None or getattr(self.fix, part) is None or self.fix.language != "python":
-                    raise ValueError(f"proof: with no proof.{own}, the page's fix.{part} (Python) is what runs; "
-                                     f"there is none")
+            page = self.fix is not None and getattr(self.fix, part) is not None and self.fix.language == "python"
+            if needed is not None and getattr(p, own) is None and not page:
+                raise ValueError(f"proof: with no proof.{own}, the page's fix.{part} (Python) is what runs; there is none")
         return self
 
 

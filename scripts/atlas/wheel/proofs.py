@@ -20,6 +20,7 @@ from typing import Optional
 
 from .history import minor
 
+
 def digest(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8")).hexdigest()[:16]
 
