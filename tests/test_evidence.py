@@ -659,3 +659,25 @@ def test_a_default_that_flips_is_on_the_page(atlas, real_pages):
         diff = page.split('<div class="atlas-apidiff">', 1)[1]   # the API diff, not the deprecations' messages
         line = next(x for x in diff.splitlines() if "torch.onnx.export" in x and "dynamo=" in x)
         assert "dynamo=False → dynamo=True" in line, (lang, line)
+
+
+def test_a_default_that_only_became_none_is_shown_as_decided_inside_the_function(atlas, real_pages):
+    """Issue 39: scatter's src=0 -> None (2.6) is no default flip: the upgrade page says the
+    function decides it now, in every language, and the release page counts it apart from the
+    flips; CosineAnnealingLR's eta_min=0 -> 0.0 (2.5) is on neither page."""
+    from atlas.langs import LANGS
+
+    up = next(u for u in atlas.upgrades if u.slug == "2.5-to-2.6")
+    e = next(e for e in up.api_diff["changed"] if e["name"] == "torch.distributed.scatter")
+    assert e["defaults"] == [] and {"param": "src", "old": "0", "new": "None", "to_none": True} in e["defaults_none"]
+    assert not any(d["name"] == "torch.distributed.scatter" for d in atlas.point("2.6").defaults)
+    assert any(d["name"] == "torch.distributed.scatter" for d in atlas.point("2.6").defaults_none)
+    assert not any(d["param"] == "eta_min" for p in atlas.history for d in (p.defaults or []) + p.defaults_none)
+    for lang in LANGS:
+        page = real_pages[lang][f"{lang}/upgrade/2.5-to-2.6.md"]
+        diff = page.split('<div class="atlas-apidiff">', 1)[1]
+        line = next(x for x in diff.splitlines() if "torch.distributed.scatter" in x and "src=" in x)
+        assert "src=0 → src=None" in line and atlas.fb.ui[lang]["apidiff.none_inside"] in line, (lang, line)
+        release = real_pages[lang][f"{lang}/releases/2.6.md"].split("{ #defaults }", 1)[1].split("\n## ", 1)[0]
+        assert "torch.distributed.scatter" not in release
+        assert "eta_min" not in real_pages[lang][f"{lang}/upgrade/2.4-to-2.5.md"]

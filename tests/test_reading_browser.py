@@ -407,7 +407,7 @@ def test_without_javascript_the_upgrade_page_lists_every_name(browser, served_si
         pg.goto(url(served_site, "en", f"upgrade/{up.slug}/"))
         assert pg.locator(".atlas-checklist li").count() == len(up.checklist)
         names = pg.locator(".atlas-apidiff__modules").text_content()
-        listed = [e["name"] for g in up.api_diff["groups"] for k in ("removed", "moved", "no_longer_public", "changed", "default_changed")
+        listed = [e["name"] for g in up.api_diff["groups"] for k in ("removed", "moved", "no_longer_public", "changed", "default_changed", "default_none")
                   for e in g[k]]
         assert listed and all(n in names for n in listed)
         assert not pg.locator(".atlas-apidiff__tools").is_visible()

@@ -237,6 +237,83 @@ def test_signature_helpers():
     assert params_text("(a, b=1, *, c=None)") == "(a, b=, *, c=)"
 
 
+# --------------------------------------------------------------------------------------------
+# Issue 39: a default written another way is no flip, and a default that only became None (the
+# function decides it in its body) is a flip only when a curated change claims it.
+
+def _fn_locks(before: dict[str, str], after: dict[str, str]):
+    return tuple(parse_runtime(_lock({n: ("public", "function", f"{n.rsplit('.', 1)[0]}:{n.rsplit('.', 1)[1]}", sig)
+                                      for n, sig in sigs.items()})) for sigs in (before, after))
+
+
+def test_equal_default_values_are_no_flip():
+    a, b = _fn_locks({"torch.optim.lr_scheduler.CosineAnnealingLR": "(optimizer, T_max, eta_min=0, last_epoch=-1)",
+                      "torch.nn.Softplus": "(beta=1, threshold=20)",
+                      "torch.f": "(a, mode='x', shape=(1,2), d={'k': 1})",
+                      "torch.flag": "(a, flag=True)",
+                      "torch.shape": "(a, shape=(1, 2))",
+                      "torch.moved": "(a, *, eta_min=0, extra=None)"},
+                     {"torch.optim.lr_scheduler.CosineAnnealingLR": "(optimizer, T_max, eta_min=0.0, last_epoch=-1)",
+                      "torch.nn.Softplus": "(beta=1.0, threshold=20.0)",
+                      "torch.f": '(a, mode="x", shape=(1, 2), d={"k": 1.0})',
+                      "torch.flag": "(a, flag=1)",             # a bool is not an int: `flag is True` now fails
+                      "torch.shape": "(a, shape=[1, 2])",      # a tuple is not a list
+                      "torch.moved": "(a, *, eta_min=0.0)"})   # another shape: changed, with no default flip
+    d = runtime_diff(a, b)
+    assert [e["name"] for e in d["default_changed"]] == ["torch.flag", "torch.shape"]
+    assert d["default_changed"][0]["defaults"] == [{"param": "flag", "old": "True", "new": "1"}]
+    assert d["default_none"] == []
+    assert [(e["name"], e["defaults"], e["defaults_none"]) for e in d["changed"]] == [("torch.moved", [], [])]
+
+
+def test_a_default_that_becomes_none_is_no_flip_unless_a_curated_change_claims_it():
+    a, b = _fn_locks({"torch.distributed.scatter": "(tensor, scatter_list=None, src=0, group=None, async_op=False)",
+                      "torch.distributed.gather": "(tensor, gather_list=None, dst=0, group=None)",
+                      "torch.optim.sgd.sgd": "(params, has_sparse_grad=None)",
+                      "torch.onnx.export": "(model, args, f=None, dynamo=False)"},
+                     {"torch.distributed.scatter": "(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None)",
+                      "torch.distributed.gather": "(tensor, gather_list=None, dst=None, group=None)",
+                      "torch.optim.sgd.sgd": "(params, has_sparse_grad=False)",
+                      "torch.onnx.export": "(model, args, f=None, dynamo=True)"})
+    d = runtime_diff(a, b)
+    assert [e["name"] for e in d["default_changed"]] == ["torch.onnx.export"]        # False -> True stays a flip
+    assert d["default_changed"][0]["defaults"] == [{"param": "dynamo", "old": "False", "new": "True"}]
+    assert [(e["name"], e["defaults"], e["defaults_none"]) for e in d["default_none"]] == [
+        ("torch.distributed.gather", [], [{"param": "dst", "old": "0", "new": "None", "to_none": True}]),
+        ("torch.optim.sgd.sgd", [], [{"param": "has_sparse_grad", "old": "None", "new": "False", "to_none": False}])]
+    scatter = d["changed"][0]                    # gained group_src: changed, and src=0 -> None is no flip in it
+    assert scatter["params_added"] == ["group_src"]
+    assert scatter["defaults"] == [] and scatter["defaults_none"] == [{"param": "src", "old": "0", "new": "None", "to_none": True}]
+    claimed = runtime_diff(a, b, {("torch.distributed.scatter", "src"), ("torch.distributed.gather", "dst")})
+    assert claimed["changed"][0]["defaults"] == [{"param": "src", "old": "0", "new": "None"}]
+    assert [e["name"] for e in claimed["default_changed"]] == ["torch.distributed.gather", "torch.onnx.export"]
+    assert [e["name"] for e in claimed["default_none"]] == ["torch.optim.sgd.sgd"]
+
+
+def test_committed_locks_no_flip_for_eta_min_or_scatter_src(factbase):
+    """The audit's false flips, in the committed locks: CosineAnnealingLR writes eta_min=0 in 2.4.1
+    and 0.0 from 2.5.1; scatter's src=0 becomes None in 2.6.0 (2.9 falls back to 0). Neither is
+    a flip; torch.onnx.export's dynamo=False -> True (2.9) and the curated hub flip (2.11) stay."""
+    from atlas.enrich import claimed_defaults
+
+    rt, claimed = factbase.runtimes, claimed_defaults(factbase)
+    cos, scatter = "torch.optim.lr_scheduler.CosineAnnealingLR", "torch.distributed.scatter"
+    assert "eta_min=0," in rt["2.4.1"].rows[cos].signature and "eta_min=0.0," in rt["2.5.1"].rows[cos].signature
+    assert "src=0," in rt["2.5.1"].rows[scatter].signature and "src=None," in rt["2.6.0"].rows[scatter].signature
+    assert ("torch.onnx.export", "dynamo") in claimed and (scatter, "src") not in claimed
+
+    def entries(old: str, new: str, names=(cos, scatter, "torch.onnx.export", "torch.hub.load")) -> dict[str, list]:
+        d = runtime_diff(rt[old], rt[new], claimed)
+        return {k: [e for e in d[k] if e["name"] in names] for k in ("changed", "default_changed", "default_none")}
+    assert entries("2.4.1", "2.5.1", [cos]) == {"changed": [], "default_changed": [], "default_none": []}
+    far = entries("2.4.1", "2.9.1")          # verbose= left CosineAnnealingLR: changed, eta_min is no flip in it
+    assert {e["name"]: e["defaults"] for e in far["changed"]} == {cos: [], scatter: [], "torch.onnx.export": [
+        {"param": "dynamo", "old": "False", "new": "True"}]}
+    assert next(e for e in far["changed"] if e["name"] == scatter)["defaults_none"] == [
+        {"param": "src", "old": "0", "new": "None", "to_none": True}]
+    assert [e["name"] for e in entries("2.10.0", "2.11.0")["default_changed"]] == ["torch.hub.load"]   # None -> 'check', claimed
+
+
 def test_a_bad_lock_names_its_line():
     with pytest.raises(ValueError, match="line 3"):
         parse_runtime("# torch=x\ntorch\tpublic\tmodule\ttorch:\t\ntorch.a\tgone\t\t\t\n")

@@ -369,14 +369,23 @@ def oldest_between(old, new, releases: list) -> list:
 #: first (`mkdocs serve`, the fuzz test) only diffs the pairs whose releases or runtime locks changed.
 _API_DIFFS: dict = {"links": None, "diffs": {}}
 #: The kinds of an API diff, in the order the page lists them (wheel/runtime.py says what each means).
-DIFF_KINDS = ("removed", "moved", "no_longer_public", "changed", "default_changed", "added")
+DIFF_KINDS = ("removed", "moved", "no_longer_public", "changed", "default_changed", "default_none", "added")
 
 
-def _api_diffs(upgrades: list, runtimes: dict, links: dict[str, list[tuple[str, bool]]], points: list[Point]) -> None:
+def claimed_defaults(fb: FactBase) -> frozenset:
+    """The (name, param) pairs curated changes claim as default flips (``wheel:`` claims of kind
+    ``default``, judged by wheel/confirm.py): a default that becomes None, or stops being None,
+    is a flip only for these (wheel.runtime_diff)."""
+    return frozenset((w.name, w.param) for r in fb.releases for c in r.changes for w in c.wheel or ()
+                     if w.kind == "default")
+
+
+def _api_diffs(upgrades: list, runtimes: dict, links: dict[str, list[tuple[str, bool]]], points: list[Point],
+               claimed: frozenset = frozenset()) -> None:
     """Each upgrade's ``api_diff`` (see _api_diff), reusing this process's earlier results: the key
     is everything _api_diff reads (the two runtime locks and those of the releases between, by
     identity as wheel.runtime_diff keys them, and the changes of those releases); the links reset them."""
-    frozen = tuple(sorted((k, tuple(v)) for k, v in links.items()))
+    frozen = (tuple(sorted((k, tuple(v)) for k, v in links.items())), claimed)
     if _API_DIFFS["links"] != frozen:
         _API_DIFFS.update(links=frozen, diffs={})
     diffs = _API_DIFFS["diffs"]
@@ -387,7 +396,7 @@ def _api_diffs(upgrades: list, runtimes: dict, links: dict[str, list[tuple[str, 
     for up in upgrades:
         key = (ident(up.old), ident(up.new), tuple(ident(p) for p in up.steps))
         if key not in diffs:
-            diffs[key] = _api_diff(up.old, up.new, runtimes, links, points)
+            diffs[key] = _api_diff(up.old, up.new, runtimes, links, points, claimed)
         up.api_diff = diffs[key]
 
 
@@ -405,22 +414,23 @@ def _deprecations(points: list[Point], found: dict[str, list]) -> None:
         before = {x.key for x in d}
 
 
-def _defaults(points: list[Point], runtimes: dict) -> None:
+def _defaults(points: list[Point], runtimes: dict, claimed: frozenset) -> None:
     """Each release's changed default values against the release before it, read from the two
     installed releases (wheel.runtime_diff: same parameters with another default, and the flips
-    inside signatures that also changed otherwise), in place on the points."""
+    inside signatures that also changed otherwise), in place on the points; the defaults that only
+    became None or stopped being None (unless claimed) apart, in ``defaults_none``."""
     for a, b in zip(points, points[1:]):
         wa, wb = (a.wheel.wheel if a.wheel else None), (b.wheel.wheel if b.wheel else None)
         if wa not in runtimes or wb not in runtimes:
             continue
-        d = runtime_diff(runtimes[wa], runtimes[wb])
-        b.defaults = [{"name": e["name"], "param": x["param"], "old": x["old"], "new": x["new"]}
-                      for e in sorted(d["default_changed"] + d["changed"], key=lambda e: e["name"])
-                      for x in e["defaults"]]
+        d = runtime_diff(runtimes[wa], runtimes[wb], claimed)
+        entries = sorted(d["default_changed"] + d["default_none"] + d["changed"], key=lambda e: e["name"])
+        b.defaults = [{"name": e["name"], **x} for e in entries for x in e["defaults"]]
+        b.defaults_none = [{"name": e["name"], **x} for e in entries for x in e["defaults_none"]]
 
 
 def _api_diff(old: Point, new: Point, runtimes: dict, links: dict[str, list[tuple[str, bool]]],
-              points: list[Point]) -> Optional[dict]:
+              points: list[Point], claimed: frozenset = frozenset()) -> Optional[dict]:
     """The API diff of two releases as their installed wheels prove it (wheel.runtime_diff: the
     two ends compared, so a name that leaves and comes back on the way is in no kind), grouped by
     module, each name linked to the change whose data names it (or None: no source mentions it);
@@ -432,7 +442,7 @@ def _api_diff(old: Point, new: Point, runtimes: dict, links: dict[str, list[tupl
     if a not in runtimes or b not in runtimes:
         return None
     ra, rb = runtimes[a], runtimes[b]
-    diff = runtime_diff(ra, rb)
+    diff = runtime_diff(ra, rb, claimed)
     steps = [p for p in oldest_between(old, new, points) if p.wheel and p.wheel.wheel in runtimes]
     in_steps = {c.id for p in steps for c in p.changes}
 
@@ -463,7 +473,8 @@ def _api_diff(old: Point, new: Point, runtimes: dict, links: dict[str, list[tupl
             name = item["name"] if isinstance(item, dict) else item
             g = groups.setdefault(module_path(name, rb if what == "added" else ra), {k: [] for k in DIFF_KINDS})
             changed_params = (item["params_added"] + item["params_removed"] if what == "changed"
-                              else [d["param"] for d in item["defaults"]] if what == "default_changed" else None)
+                              else [d["param"] for d in item["defaults"] + item["defaults_none"]]
+                              if what in ("default_changed", "default_none") else None)
             entry = {"name": name, "change": link(name, changed_params) if what != "added" else None}   # added: counted only
             if isinstance(item, dict):
                 entry.update({k: v for k, v in item.items() if k != "name"})
@@ -544,7 +555,8 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     surfaces = {v: fb.surfaces[v] for v in wheels.versions if v in fb.surfaces}
     points = history(oldest_first, wheels.versions, lock, surfaces)
     _deprecations(points, fb.deprecations)
-    _defaults(points, fb.runtimes)
+    claimed = claimed_defaults(fb)
+    _defaults(points, fb.runtimes, claimed)
     upgrades = []
     partial = partial_releases(fb)
     for old, new in combinations(points, 2):
@@ -582,7 +594,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     stub_errors(idv, erv)
     checks = {c.id: idv.get(c.id, []) + erv.get(c.id, []) for c in all_changes}
     links = _name_links(checks, {c.id: c.type for c in all_changes})
-    _api_diffs(upgrades, fb.runtimes, links, points)
+    _api_diffs(upgrades, fb.runtimes, links, points, claimed)
     faq_refs: dict[str, list[tuple[Faq, Release]]] = defaultdict(list)
     for r in newest:
         for q in r.faq:

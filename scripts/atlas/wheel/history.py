@@ -224,6 +224,9 @@ class Point:
     #: default values its installed release changed against the release before it (enrich sets
     #: them from the two runtime locks): {"name", "param", "old", "new"}; None when not both were read
     defaults: Optional[list] = None
+    #: its defaults that only became None or stopped being None (wheel.runtime: ``default_none``),
+    #: the same dicts with ``to_none``; not flips, so not in ``defaults``
+    defaults_none: list = field(default_factory=list)
 
     @property
     def changes(self) -> list:

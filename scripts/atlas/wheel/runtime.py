@@ -15,7 +15,18 @@ Out: ``parse_runtime(text) -> Runtime``; ``runtime_diff(a, b) -> dict``: the kin
   the parameters of both whose default value changed too (``torch.onnx.export`` in 2.9 reorders
   its parameters and flips ``dynamo=False`` to ``True``);
 - ``default_changed``: the same parameters, a default value differs (``dynamo=False -> True``);
+- ``default_none``: the same parameters, and a default only became ``None`` or stopped being
+  ``None`` (``scatter(src=0 -> None)``): the function decides the value in its body now, or
+  writes in its signature what its body decided, so the same call may do what it did (2.9's
+  ``scatter`` falls back to ``src=0``);
 - ``added``: public in ``b``, not public in ``a``.
+
+Defaults are compared as values, not as text (``same_default``): ``eta_min=0 -> 0.0`` and
+``'x' -> "x"`` are no change. A move to or from ``None`` is a flip only for the ``(name, param)``
+pairs in ``claimed``: the curated changes whose ``wheel:`` claims say ``kind: default`` (their
+release shows the new default doing something else). Every entry of ``changed``,
+``default_changed`` and ``default_none`` carries ``defaults`` (the flips) and ``defaults_none``
+(the moves to or from ``None``, each with ``to_none``).
 
 A name one of the two releases could not judge (state ``unknown``: its module needs a package the
 probe did not install) is in no kind; ``unverified`` counts them. A removed or moved module or class
@@ -23,8 +34,10 @@ is listed once, not with every name under it. Nothing here imports torch or read
 """
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Optional
 
@@ -155,6 +168,71 @@ def takes_any_keyword(sig: str) -> bool:
     return any(k == "**" for _, k, _ in params(sig))
 
 
+# --- default values -------------------------------------------------------------------------------
+def _read_default(text: str) -> tuple[str, object]:
+    """A default as Python reads it: its literal value (``ast.literal_eval``), or else the syntax
+    tree of its expression (``torch.float32``, ``timedelta(seconds=1800)``: quotes and spaces do
+    not count), or else its text (a repr such as ``<function f>``, which is no expression)."""
+    try:
+        return "value", ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        pass
+    try:
+        return "expr", ast.dump(ast.parse(text.strip(), mode="eval"))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return "text", text.strip()
+
+
+def _same_value(x: object, y: object) -> bool:
+    """Python's ``==``, except that a bool equals only a bool: numbers are compared by value
+    (``0 == 0.0``: arithmetic on them gives the same results), but ``True`` and ``1`` are not
+    the same default, since code that takes a flag tests it with ``is True`` or
+    ``isinstance(x, bool)``; a tuple is not a list. Containers compare item by item."""
+    if isinstance(x, bool) or isinstance(y, bool):
+        return type(x) is type(y) and x == y
+    num = (int, float, complex)
+    if isinstance(x, num) and isinstance(y, num):
+        return x == y
+    if type(x) is not type(y):
+        return False
+    if isinstance(x, (tuple, list)):
+        return len(x) == len(y) and all(map(_same_value, x, y))
+    if isinstance(x, dict):
+        return x.keys() == y.keys() and all(_same_value(v, y[k]) for k, v in x.items())
+    return x == y
+
+
+@functools.lru_cache(maxsize=8192)
+def same_default(old: str, new: str) -> bool:
+    """Whether two defaults as the lock writes them are the same value: ``0`` / ``0.0``,
+    ``'x'`` / ``"x"``, ``(1,2)`` / ``(1, 2)`` are; ``True`` / ``1``, ``(1, 2)`` / ``[1, 2]`` and
+    ``0`` / ``None`` are not (see ``_same_value``)."""
+    if old == new:
+        return True
+    (ka, va), (kb, vb) = _read_default(old), _read_default(new)
+    if ka != kb:
+        return False
+    return _same_value(va, vb) if ka == "value" else va == vb
+
+
+def _is_none(text: str) -> bool:
+    return text.strip() == "None"
+
+
+def _split_defaults(pairs: list[tuple[str, str, str]], claimed: Callable[[str], bool]) -> tuple[list, list]:
+    """``(param, old, new)`` defaults that differ as text -> (flips, moves to or from None);
+    equal values are dropped; ``claimed(param)`` makes a None move a flip."""
+    flips, moves = [], []
+    for p, old, new in pairs:
+        if same_default(old, new):
+            continue
+        if _is_none(old) != _is_none(new) and not claimed(p):
+            moves.append({"param": p, "old": old, "new": new, "to_none": _is_none(new)})
+        else:
+            flips.append({"param": p, "old": old, "new": new})
+    return flips, moves
+
+
 # --- the diff -------------------------------------------------------------------------------------
 def _tops(names: set[str]) -> list[str]:
     keep = []
@@ -183,16 +261,18 @@ def _is_home(module: str, home: str) -> bool:
 _DIFFS: dict[tuple, dict] = {}
 
 
-def runtime_diff(a: Runtime, b: Runtime) -> dict:
-    """The API diff of releases ``a`` -> ``b`` (see the module docstring); computed once per pair of
-    parsed locks in a process."""
-    key = (id(a), id(b))
+def runtime_diff(a: Runtime, b: Runtime, claimed: Iterable[tuple[str, str]] = ()) -> dict:
+    """The API diff of releases ``a`` -> ``b`` (see the module docstring); ``claimed``: the
+    ``(name, param)`` pairs curated changes claim as default flips. Computed once per pair of
+    parsed locks and claims in a process."""
+    claimed = frozenset(claimed)
+    key = (id(a), id(b), claimed)
     if key not in _DIFFS:
-        _DIFFS[key] = _diff(a, b)
+        _DIFFS[key] = _diff(a, b, claimed)
     return _DIFFS[key]
 
 
-def _diff(a: Runtime, b: Runtime) -> dict:
+def _diff(a: Runtime, b: Runtime, claimed: frozenset = frozenset()) -> dict:
     names = set(a.rows) | set(b.rows)
     unverified = 0
     gone, hidden, added, both = set(), set(), set(), []
@@ -227,7 +307,10 @@ def _diff(a: Runtime, b: Runtime) -> dict:
             found[n] = sorted(to, key=lambda m: (a.public(m), m.count("."), len(m), m))[0]
     moved = [{"name": n, "to": found[n]} for n in _tops(set(found))]     # a moved class once, not each member
     removed = _tops(gone - set(found))
-    changed, defaults, seen = [], [], set()
+    # a claim names one path of the object; the diff lists the object once, under any of its paths
+    claimed_ids = {(rt.rows[n].identity, p) for n, p in claimed for rt in (a, b)
+                   if n in rt.rows and rt.rows[n].kind in ("class", "function") and rt.rows[n].identity}
+    changed, defaults, to_none, seen = [], [], [], set()
     for n in sorted(both, key=lambda n: (n.count("."), n)):
         ra, rb = a.rows[n], b.rows[n]
         if not ra.signature or not rb.signature or ra.signature == rb.signature:
@@ -241,21 +324,27 @@ def _diff(a: Runtime, b: Runtime) -> dict:
         seen.add(dedupe)
         shape_a = [(p, k, d is None) for p, k, d in pa]      # a parameter that gains or loses a default changes shape
         shape_b = [(p, k, d is None) for p, k, d in pb]
+        def is_claimed(p: str, n: str = n, ident: str = rb.identity) -> bool:
+            return (n, p) in claimed or (ident, p) in claimed_ids
         if shape_a == shape_b:
-            diffs = [{"param": p, "old": d1, "new": d2} for (p, _, d1), (_, _, d2) in zip(pa, pb) if d1 != d2]
-            defaults.append({"name": n, "old": ra.signature, "new": rb.signature, "defaults": diffs})
-            continue
+            flips, moves = _split_defaults([(p, d1, d2) for (p, _, d1), (_, _, d2) in zip(pa, pb) if d1 != d2], is_claimed)
+            entry = {"name": n, "old": ra.signature, "new": rb.signature, "defaults": flips, "defaults_none": moves}
+            if flips:
+                defaults.append(entry)
+            elif moves:
+                to_none.append(entry)
+            continue                # only equal values written another way (0 -> 0.0): no difference
         names_a, names_b = [p for p, _, _ in shape_a], [p for p, _, _ in shape_b]
         old_defaults = {p: d for p, _, d in pa if d is not None}
-        flips = [{"param": p, "old": old_defaults[p], "new": d} for p, _, d in pb
-                 if d is not None and p in old_defaults and old_defaults[p] != d]
-        changed.append({"name": n, "old": ra.signature, "new": rb.signature, "defaults": flips,
+        flips, moves = _split_defaults([(p, old_defaults[p], d) for p, _, d in pb
+                                        if d is not None and p in old_defaults and old_defaults[p] != d], is_claimed)
+        changed.append({"name": n, "old": ra.signature, "new": rb.signature, "defaults": flips, "defaults_none": moves,
                         "params_added": [p for p in names_b if p not in names_a],
                         "params_removed": [p for p in names_a if p not in names_b],
                         "accepts_any_keyword": takes_any_keyword(rb.signature)})
     return {"added": _tops(added), "removed": removed, "moved": moved, "no_longer_public": _tops(hidden),
             "changed": sorted(changed, key=lambda d: d["name"]), "default_changed": sorted(defaults, key=lambda d: d["name"]),
-            "unverified": unverified}
+            "default_none": sorted(to_none, key=lambda d: d["name"]), "unverified": unverified}
 
 
 def params_text(sig: str) -> str:
