@@ -47,7 +47,7 @@ SMALL_FROM = (2, 13)
 
 def small_history(repo: Path) -> Path:
     """Trim a repository copy's history to the releases from SMALL_FROM on (their release files,
-    translations, published ids and the sources about them) and the wheels from the release before: every page type, 6
+    translations, published ids and the sources about them; the ledger of the 2.1-2.12 notes goes) and the wheels from the release before: every page type, 6
     upgrade pairs instead of 120, about 390 pages instead of 990. For the tests of build mechanics
     (sub-path, reproducibility, fifth language, serve, the fuzz's full build), whose subject does
     not grow with the history; the real site is built and checked whole."""
@@ -69,6 +69,8 @@ def small_history(repo: Path) -> Path:
         texts = yaml.safe_load(t.read_text(encoding="utf-8"))
         t.write_text(dump({k: v for k, v in texts.items() if k.split(".")[1] not in old}, sort_keys=False,
                           allow_unicode=True), encoding="utf-8")
+    # the ledger of the official notes is about 2.1-2.12 only, and names their changes
+    (data / "ledger.yaml").unlink(missing_ok=True)
     ledger = data / "published_ids.yaml"
     text = ledger.read_text(encoding="utf-8")
     text = re.sub(r"^  - (\S+)\n", lambda m: "" if m.group(1) in gone else m.group(0), text, flags=re.M)

@@ -142,6 +142,7 @@ def _prose(markdown_page: str) -> str:
     body = re.sub(r"\{ #[\w-]+ \}", " ", body)     # a heading's anchor is part of the URL, not prose
     body = re.sub(r'<div class="atlas-names">.*?</div>', "X", body, flags=re.S)   # API names of a diff, one a line
     body = re.sub(r"“[^”]*”|«[^»]*»", "X", body)   # a quoted locator is the source's own words
+    body = re.sub(r"<q>.*?</q>", "X", body)         # so is an official item's title (data/ledger.yaml)
     return html.unescape(re.sub(r"<[^>]+>", " ", body))
 
 

@@ -64,6 +64,18 @@ def _api_diff(d) -> Any:
             "counts": d["counts"], "unverified": d["unverified"], **{k: d["by_kind"][k] for k in DIFF_KINDS}}
 
 
+def _official(view, urls) -> dict[str, Any]:
+    """A release's official notes as data/ledger.yaml judges them (enrich.OfficialView): the
+    counts the release page shows and every item, with the URLs of its curated change's page."""
+    return {
+        "release": view.release, "notes": view.url, "sections_read": view.read,
+        "counts": {"official": view.official, "curated": view.curated, "excluded": view.excluded, "open": view.open,
+                   "excluded_by_reason": dict(view.reasons), "open_by_kind": dict(view.kinds)},
+        "items": [{**row.item.model_dump(), "change_urls": urls(f"changes/{row.change.id}/") if row.change else None}
+                  for row in view.rows],
+    }
+
+
 def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
     base = site_url.rstrip("/") + "/"
 
@@ -127,13 +139,18 @@ def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
                         for d in up.dropped_items],
             "dropped_complete": up.knows_all,
         }
-    files = ["releases.json", "changes.json", "faq.json", "errors.json"] + [f"upgrades/{s}.json" for s in upgrades]
+    official = [_official(v, urls) for v in atlas.official.values()]
+    by_version = {o["release"]: o for o in official}
+    for r in releases:
+        r["official"] = by_version.get(r["version"])
+    files = ["releases.json", "changes.json", "faq.json", "errors.json", "official.json"] + [f"upgrades/{s}.json" for s in upgrades]
     out = {
         "index.json": {"files": files, "wheels": atlas.lock.get("wheels", {}), "languages": list(LANGS), "docs": urls("api/")},
         "releases.json": {"releases": releases},
         "changes.json": {"changes": changes},
         "faq.json": {"faq": faq},
         "errors.json": {"errors": errors},
+        "official.json": {"releases": official},
     }
     out.update({f"upgrades/{s}.json": u for s, u in upgrades.items()})
     return {name: {"schema_version": SCHEMA_VERSION, **body} for name, body in out.items()}

@@ -15,7 +15,9 @@ Out: an ``Atlas``: releases newest first with their breaking changes and counts,
      evidence tallies and contradicted changes per release, events' local and UTC
      times, each release page's groupings (``ReleaseView``), the change-list rows,
      the sources page's lists and counts (``SourcesView``), and the latest release's
-     upgrade slug and the releases whose facts are a selection. Templates only lay these out
+     upgrade slug and the releases whose facts are a selection, and per release the ledger of
+     its official notes (``OfficialView``: the items with their curated change, and the counts
+     curated / excluded by reason / open by kind). Templates only lay these out
      (tests/test_render.py checks it).
 """
 from __future__ import annotations
@@ -29,7 +31,18 @@ from itertools import combinations
 from typing import Any, Optional
 
 from .keys import version_key
-from .schema import MATRIX_KEYS, Change, Event, Faq, Release, iter_cites
+from .schema import (
+    LEDGER_KINDS,
+    LEDGER_REASONS,
+    MATRIX_KEYS,
+    Change,
+    Event,
+    Faq,
+    OfficialItem,
+    OfficialLedger,
+    Release,
+    iter_cites,
+)
 from .urls import upgrade_slug
 from .validate import FactBase
 from .wheel import (
@@ -236,6 +249,52 @@ def release_view(rel: Release, areas: list[str]) -> ReleaseView:
 
 
 @dataclass
+class OfficialRow:
+    item: OfficialItem
+    change: Optional[Change] = None   # the curated change, when the item is curated
+
+
+@dataclass
+class OfficialView:
+    """A release's official notes as data/ledger.yaml judges them, with the counts its page shows."""
+    release: str
+    url: str
+    read: list[str]                   # the sections read verbatim ("bc", "deprecation"); empty: none
+    rows: list[OfficialRow]           # in the notes' order
+    curated: int = 0
+    excluded: int = 0
+    open: int = 0
+    reasons: list[tuple[str, int]] = field(default_factory=list)   # (reason code, items), schema order, none empty
+    kinds: list[tuple[str, int]] = field(default_factory=list)     # (kind, open items), schema order, none empty
+
+    @property
+    def official(self) -> int:
+        return len(self.rows)
+
+    @property
+    def unread(self) -> list[str]:
+        """The sections of the notes that could not be read, in the notes' order."""
+        return [s for s in ("bc", "deprecation") if s not in self.read]
+
+
+def official_views(led: Optional[OfficialLedger], changes: dict[str, Change]) -> dict[str, OfficialView]:
+    """version -> the ledger of its official notes, counted (data/ledger.yaml)."""
+    out = {}
+    for r in led.releases if led else []:
+        status = Counter(it.status for it in r.items)
+        reasons = Counter(it.reason for it in r.items if it.status == "excluded")
+        kinds = Counter(it.kind for it in r.items if it.status == "open")
+        out[r.release] = OfficialView(
+            release=r.release, url=r.url, read=list(r.read),
+            rows=[OfficialRow(it, changes.get(it.change) if it.change else None) for it in r.items],
+            curated=status["curated"], excluded=status["excluded"], open=status["open"],
+            reasons=[(k, reasons[k]) for k in LEDGER_REASONS if reasons[k]],
+            kinds=[(k, kinds[k]) for k in LEDGER_KINDS if kinds[k]],
+        )
+    return out
+
+
+@dataclass
 class EventTime:
     local: dt.datetime                # the start in the event's own time zone (aware)
     utc: dt.datetime                  # the same instant in UTC
@@ -280,6 +339,7 @@ class Atlas:
     grid_columns: list[Point] = field(default_factory=list)
     upgrades_from: dict[str, list[Upgrade]] = field(default_factory=dict)   # version -> its upgrades, newest target first
     upgrade_into: dict[str, Optional[Upgrade]] = field(default_factory=dict)   # version -> upgrade from the release before
+    official: dict[str, OfficialView] = field(default_factory=dict)   # version -> its official notes' ledger (2.1-2.12)
 
     def check_wheels(self, c: Change) -> list[str]:
         """The wheels a change's check table shows: the one before its release, its release's
@@ -614,6 +674,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
                      "breaking": [(c, r) for r in newest for c in r.changes if c.is_breaking]},
         latest_upgrade_slug=upgrade_slug(latest.previous, latest.version) if latest.previous else None,
         views={r.version: release_view(r, areas) for r in newest}, sources_view=sources_view(newest, cites),
+        official=official_views(fb.official, {c.id: c for c in all_changes}),
     )
     by_pair = {(u.old.version, u.new.version): u for u in upgrades}
     atlas.grid_columns = points[1:]

@@ -31,6 +31,7 @@ class RawData:
     translations: dict[str, dict[str, Any]] = field(default_factory=dict)  # lang -> path -> mapping
     ui: dict[str, tuple[str, Any]] = field(default_factory=dict)  # lang -> (path, mapping)
     ledger: tuple[str, Any] = ("", None)                          # published ids and redirects
+    official: tuple[str, Any] = ("", None)                        # data/ledger.yaml: the official notes' items, judged
     ui_sources: tuple[str, Any] = ("", None)                      # lang -> key -> en_hash of UI strings
     wheels: tuple[str, Any] = ("", None)                          # data/wheels.yaml
     lock: tuple[str, Any] = ("", None)                            # data/evidence.lock.yaml (written by atlas evidence)
@@ -51,7 +52,7 @@ class RawData:
         for lang in self.translations:
             yield from self.translations[lang].items()
         yield from self.ui.values()
-        for pair in (self.sources, self.ledger, self.ui_sources, self.wheels, self.lock, self.glossary, self.claims,
+        for pair in (self.sources, self.ledger, self.official, self.ui_sources, self.wheels, self.lock, self.glossary, self.claims,
                      self.updated, self.gpus):
             if pair[0]:
                 yield pair
@@ -183,6 +184,9 @@ def load(data_dir: Path = DATA) -> RawData:
     ledger = data_dir / "published_ids.yaml"
     if ledger.exists():
         raw.ledger = (_rel(ledger, data_dir), _read(ledger, data_dir, problems))
+    official = data_dir / "ledger.yaml"
+    if official.exists():
+        raw.official = (_rel(official, data_dir), _read(official, data_dir, problems))
     wheels = data_dir / "wheels.yaml"
     raw.wheels = (_rel(wheels, data_dir), _read(wheels, data_dir, problems) if wheels.exists() else None)
     lock = data_dir / "evidence.lock.yaml"
@@ -202,7 +206,7 @@ def load(data_dir: Path = DATA) -> RawData:
                 into[p.name[len(prefix):-len(suffix)]] = (_rel(p, data_dir), p.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError) as exc:
                 problems.append(f"{_rel(p, data_dir)}: -: (whole file): cannot read: {exc}")
-    known = {"sources.yaml", "published_ids.yaml", "wheels.yaml", "evidence.lock.yaml", "glossary.yaml", "claims.yaml",
+    known = {"sources.yaml", "published_ids.yaml", "ledger.yaml", "wheels.yaml", "evidence.lock.yaml", "glossary.yaml", "claims.yaml",
              "updated.yaml", "gpus.yaml"}
     for p in sorted(data_dir.glob("*.yaml")):
         if p.name not in known:

@@ -579,6 +579,48 @@ class Ledger(Strict):
     redirects: Optional[dict[FactId, FactId]] = None
 
 
+#: Why an official item (data/ledger.yaml) is not curated; each code has the UI string
+#: ``ledger.reason.<code>`` in every language.
+LEDGER_REASONS = ("internal", "cpp", "source-build", "prototype", "no-user-effect", "ci-only", "restated")
+#: What an open item would change for a user: the to-do list's priorities.
+LEDGER_KINDS = ("removal", "default", "build", "platform", "error-type", "deprecation", "behavior")
+LEDGER_STATUSES = ("curated", "excluded", "open")
+LedgerReason = Literal[LEDGER_REASONS]   # a tuple inside Literal[] is its members
+LedgerKind = Literal[LEDGER_KINDS]
+
+
+class OfficialItem(Strict):
+    """One item of a release's official notes under "Backwards Incompatible Changes" (``bc``) or
+    "Deprecations", or a user-facing item found elsewhere in them (``other``). ``status`` has no
+    default: every item is judged. What each status needs (a change, a reason, a kind) is checked
+    in validate.py, so the message names the missing field."""
+
+    id: str = Field(pattern=r"^2\.\d+-[a-z0-9][a-z0-9-]*$")
+    section: Literal["bc", "deprecation", "other"]
+    title: str = Field(min_length=1, max_length=300)   # a quote of the notes, shown escaped
+    pr: Optional[int] = Field(default=None, gt=0)
+    status: Literal[LEDGER_STATUSES]
+    change: Optional[str] = None
+    reason: Optional[LedgerReason] = None
+    kind: Optional[LedgerKind] = None
+
+
+class OfficialRelease(Strict):
+    """A release's official notes: where they are, which sections were read verbatim, their items."""
+
+    release: str = Field(pattern=r"^2\.\d+$")
+    url: str
+    read: list[Literal["bc", "deprecation"]] = []
+    items: list[OfficialItem] = []
+
+
+class OfficialLedger(Strict):
+    """data/ledger.yaml: every item of the official notes' breaking and deprecation sections, 2.1-2.12.
+    (Not ``Ledger``, the permanent-URL ledger of data/published_ids.yaml.)"""
+
+    releases: list[OfficialRelease]
+
+
 class LockEntry(BaseModel):
     observed: dict[str, bool]
     status: str

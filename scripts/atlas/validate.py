@@ -10,7 +10,8 @@ ids prefixed by their release, citations of unknown sources, FAQ references to
 missing changes, placeholders that resolve, no number typed into English text,
 breaking changes that say who is affected and how to fix it, rollbacks that
 expire after their release, UI strings with the same keys in every language,
-the ledger of published ids, probe versions listed in ``data/wheels.yaml``, and
+the ledger of published ids, the ledger of the official notes (``data/ledger.yaml``: every item
+judged, a curated item naming a change, an excluded one a reason, releases 2.1-2.12), probe versions listed in ``data/wheels.yaml``, and
 placeholders of translations and UI strings that resolve (so rendering cannot fail
 on them). When the source articles are given (``sources_dir``; the build passes
 ``provenance.find_sources_dir()``), also that every locator occurs in its article and
@@ -28,7 +29,7 @@ import re
 import zoneinfo
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Optional
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -40,6 +41,8 @@ from .load import RawData
 from .problems import DataError, Problems
 from .schema import (
     BREAKING_TYPES,
+    LEDGER_KINDS,
+    LEDGER_REASONS,
     Change,
     Coverage,
     Event,
@@ -47,6 +50,7 @@ from .schema import (
     GlossaryEntry,
     Ledger,
     Lock,
+    OfficialLedger,
     Release,
     Sources,
     Translation,
@@ -86,6 +90,7 @@ class FactBase:
     confirmations: dict[str, list] = field(default_factory=dict)           # change id -> [wheel.confirm.Confirmation] of its wheel: claims
     ui_forms: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)  # lang -> key -> plural forms (plural.py); ui holds "other"
     proofs: dict[str, Any] = field(default_factory=dict)                   # change id -> wheel.proofs.ProofVerdict of its proof:
+    official: Optional[OfficialLedger] = None                              # data/ledger.yaml: the official notes' items
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -436,6 +441,8 @@ def validate(raw: RawData, sources_dir: Path | None = None, judge_proofs: bool =
         if redirect is not None and redirect not in change_ids:
             problems.append(f"{ledger_file}: {pid}: redirects: target '{redirect}' is not a change")
 
+    official = _check_official(*raw.official, change_ids, problems) if raw.official[0] else None
+
     report = None
     if sources_dir is not None and sources is not None:
         report = provenance.check(releases, files, sources, src_file, Path(sources_dir))
@@ -477,7 +484,7 @@ def validate(raw: RawData, sources_dir: Path | None = None, judge_proofs: bool =
     return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources,
                     wheels, lock.model_dump() if lock else {}, report, glossary, search, claims, surfaces,
                     {k: v.model_dump(exclude_none=True) for k, v in updated.items()}, gpus, runtimes, deprecations,
-                    confirmations, ui_forms, proofs)
+                    confirmations, ui_forms, proofs, official)
 
 
 def _prove(releases: list[Release], files: dict[str, str], wheels: Wheels | None, locks: dict,
@@ -504,6 +511,62 @@ def _prove(releases: list[Release], files: dict[str, str], wheels: Wheels | None
                 problems.append(f"{files[rel.version]}: {c.id}: {where}: {why}")
             out[c.id] = verdict
     return out
+
+
+#: The releases whose official notes the ledger accounts for (issue 39).
+OFFICIAL_RELEASES = tuple(f"2.{n}" for n in range(1, 13))
+#: What each status of an official item needs, and what it must not carry.
+_STATUS_FIELD = {"curated": "change", "excluded": "reason", "open": "kind"}
+
+
+def _check_official(file: str, data: Any, change_ids: set[str], problems: Problems) -> Optional[OfficialLedger]:
+    """data/ledger.yaml: the schema (every item has a status; a reason is one of the codes), then
+    what the schema cannot say: each release of 2.1-2.12 once, with its notes' address; ids
+    prefixed by their release and unique; a curated item names a change that exists, an excluded
+    one a reason, an open one a kind, and none carries the field of another status; an item of a
+    section the release's copy did not let us read is an error (it cannot have been quoted)."""
+    led = _parse(OfficialLedger, data, file, problems)
+    if led is None:
+        return None
+    seen_rel: set[str] = set()
+    seen_id: dict[str, str] = {}
+    for r in led.releases:
+        if r.release not in OFFICIAL_RELEASES:
+            problems.add(file, r.release, "release", f"{r.release} is outside {OFFICIAL_RELEASES[0]}-{OFFICIAL_RELEASES[-1]}, "
+                         "the releases whose official notes the ledger accounts for")
+        if r.release in seen_rel:
+            problems.add(file, r.release, "release", "given twice; one entry per release")
+        seen_rel.add(r.release)
+        want = f"https://github.com/pytorch/pytorch/releases/tag/v{r.release}.0"
+        if r.url != want:
+            problems.add(file, r.release, "url", f"must be the release's notes, {want}")
+        for it in r.items:
+            if not it.id.startswith(f"{r.release}-"):
+                problems.add(file, it.id, "id", f"must start with its release, '{r.release}-'")
+            if it.id in seen_id:
+                problems.add(file, it.id, "id", f"duplicate id (also in release {seen_id[it.id]})")
+            seen_id[it.id] = r.release
+            if it.section != "other" and it.section not in r.read:
+                problems.add(file, it.id, "section", f"the {it.section} section of {r.release}'s notes is not in its "
+                             f"`read:` list, so no item of it can be quoted")
+            need = _STATUS_FIELD[it.status]
+            if getattr(it, need) is None:
+                hint = {"change": "the id of the atlas change that covers it",
+                        "reason": f"one of {', '.join(LEDGER_REASONS)}",
+                        "kind": f"one of {', '.join(LEDGER_KINDS)}"}[need]
+                problems.add(file, it.id, need, f"missing: an item with status {it.status} needs `{need}:` ({hint})")
+            for other in set(_STATUS_FIELD.values()) - {need}:
+                if getattr(it, other) is not None:
+                    owner = next(k for k, v in _STATUS_FIELD.items() if v == other)
+                    problems.add(file, it.id, other, f"an item with status {it.status} has no `{other}:` "
+                                 f"(only status {owner} has one)")
+            if it.change is not None and it.change not in change_ids:
+                problems.add(file, it.id, "change", f"no change with id '{it.change}'")
+    for v in OFFICIAL_RELEASES:
+        if v not in seen_rel:
+            problems.add(file, "-", "releases", f"release {v} has no entry; give it one (with `read: []` when its notes "
+                         "could not be read)")
+    return led
 
 
 def _confirm(releases: list[Release], files: dict[str, str], wheels: Wheels | None, runtimes: dict,
