@@ -82,7 +82,30 @@ def small_history(repo: Path) -> Path:
     text, n = re.subn(r"^versions: \[.*?\]\n", "versions: " + json.dumps(keep) + "\n", text, flags=re.S | re.M)
     assert n == 1 and gone and len(keep) < len(versions), keep
     wheels.write_text(text, encoding="utf-8")
+    _trim_probes(data, [v for v in versions if v not in keep])
     return repo
+
+
+def _trim_probes(data: Path, dropped: list[str]) -> None:
+    """The kept releases' probes lose the wheels small_history dropped (a probe may only name wheels of
+    data/wheels.yaml); their lock entries are re-keyed to the trimmed probes and keep every outcome, so
+    what a disagreement note says of an earlier wheel (``earlier:``) is still shown by the lock."""
+    from atlas.schema import Probe
+    from atlas.wheel.evidence import probe_hash, probe_id
+
+    lock_file = data / "evidence.lock.yaml"
+    lock = yaml.safe_load(lock_file.read_text(encoding="utf-8"))
+    drop = re.compile(r'"(?:' + "|".join(re.escape(v) for v in dropped) + r')": (?:true|false), ')
+    for p in sorted((data / "releases").glob("*.yaml")):
+        text = p.read_text(encoding="utf-8")
+        trimmed = "\n".join(drop.sub("", ln) if ln.lstrip().startswith("expect: {") else ln for ln in text.split("\n"))
+        if trimmed == text:
+            continue
+        p.write_text(trimmed, encoding="utf-8")
+        for c in yaml.safe_load(trimmed).get("changes") or []:
+            for i, probe in enumerate(c.get("probes") or []):
+                lock["probes"][probe_id(c["id"], i)]["hash"] = probe_hash(Probe.model_validate(probe))
+    lock_file.write_text(dump(lock, sort_keys=False, allow_unicode=True, width=200), encoding="utf-8")
 
 
 def kept(obj):

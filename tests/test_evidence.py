@@ -4,6 +4,7 @@ from __future__ import annotations
 import zipfile
 
 import pytest
+import yaml
 
 from atlas.load import load
 from atlas.problems import DataError
@@ -89,7 +90,7 @@ def test_a_probe_must_name_one_target(data_copy):
 def test_known_contradictions_are_recorded(factbase):
     """The findings this site reports: a wrong message wording, a C++ standard and a decorator that predate their claims."""
     lock = read_lock()["probes"]
-    assert lock["215-cxx20.probe.0"]["observed"] == {"2.14.1": True, "2.15.0": True}
+    assert lock["215-cxx20.probe.0"]["observed"] == {"2.11.0": False, "2.12.1": True, "2.14.1": True, "2.15.0": True}
     assert lock["214-dynamic-spec.probe.0"]["observed"] == {"2.13.0": True, "2.14.1": True}
     assert lock["215-import-once.probe.1"]["status"] == "contradicted"
     assert lock["215-import-once.probe.0"]["status"] == "confirmed"
@@ -681,3 +682,122 @@ def test_a_default_that_only_became_none_is_shown_as_decided_inside_the_function
         release = real_pages[lang][f"{lang}/releases/2.6.md"].split("{ #defaults }", 1)[1].split("\n## ", 1)[0]
         assert "torch.distributed.scatter" not in release
         assert "eta_min" not in real_pages[lang][f"{lang}/upgrade/2.4-to-2.5.md"]
+
+
+# --------------------------------------------------------------------------------------------
+# "New in X" against the earlier wheels (wheel.evidence.earlier_problems): what an earlier wheel
+# already ships is said in a disagreement note that names the first such wheel and its file, and
+# the locks must show that file there and not in the wheel before.
+
+def _earlier(data_dir=None, edit=None):
+    """earlier_problems of the real data, or of a copy after ``edit(text of a release file)``."""
+    from atlas.wheel import earlier_problems
+
+    if edit is not None:
+        for name, (old, new) in edit.items():
+            p = data_dir / "releases" / name
+            text = p.read_text(encoding="utf-8")
+            assert text.count(old) == 1, old
+            p.write_text(text.replace(old, new), encoding="utf-8")
+    fb = validate(load(data_dir)) if data_dir is not None else validate(load())
+    return earlier_problems(fb.releases, fb.release_files, fb.lock, fb.claims)
+
+
+def test_every_earlier_wheel_is_named_and_shown(factbase):
+    from atlas.wheel import earlier_problems
+
+    assert earlier_problems(factbase.releases, factbase.release_files, factbase.lock, factbase.claims) == []
+    named = {c.id: (c.earlier.wheel, c.earlier.file) for c in factbase.changes() if c.earlier}
+    assert named["214-nvgemm"] == ("2.11.0", "torch/_inductor/codegen/nv_universal_gemm/nv_universal_gemm.py")
+    assert named["214-xpu-graph-capture"] == ("2.11.0", "torch/xpu/graphs.py")
+    assert named["213-cutedsl-groundwork"][0] == "2.9.1" and named["213-torchcomms"][0] == "2.11.0"
+
+
+def test_a_name_called_new_that_an_earlier_wheel_has_needs_the_note(data_copy):
+    # torch.xpu.Event is in every wheel from 2.3.1: a title that says 2.15 adds it is flagged
+    problems = _earlier(data_copy, {"2.15.yaml": ("title: XPU events can be shared between processes",
+                                                  "title: XPU adds {api}, shared between processes")})
+    assert problems == [p for p in problems if p.startswith("data/releases/2.15.yaml: 215-xpu-event-ipc: notes: "
+                                                            "torch 2.3.1 already has")] and len(problems) == 1, problems
+    assert "earlier: {wheel: \"2.3.1\"" in problems[0] and "torch/xpu/streams.py" in problems[0]
+
+
+def test_a_removed_note_is_required_again(data_copy):
+    from atlas.load import dump
+
+    for f in data_copy.glob("translations/*/releases/2.14.yaml"):
+        table = yaml.safe_load(f.read_text(encoding="utf-8"))
+        del table["214-xpu-graph-capture.note.0"]
+        f.write_text(dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    rel = (data_copy / "releases" / "2.14.yaml").read_text(encoding="utf-8")
+    start = rel.index("    notes:\n", rel.index("  - id: 214-xpu-graph-capture"))
+    end = rel.index("    probes:\n", start)
+    problems = _earlier(data_copy, {"2.14.yaml": (rel[start:end], "")})
+    # the probe's outcome in 2.11.0 asks for the note again
+    assert any(p.startswith("data/releases/2.14.yaml: 214-xpu-graph-capture: notes: torch 2.11.0 already has")
+               for p in problems), problems
+
+
+@pytest.mark.parametrize("old,new,says", [
+    # a file the wheel does not have
+    ("file: torch/xpu/graphs.py}", "file: torch/xpu/graph.py}", "do not show torch/xpu/graph.py in torch 2.11.0"),
+    # a later wheel than the first one that has it
+    ('earlier: {wheel: "2.11.0", file: torch/xpu/graphs.py}', 'earlier: {wheel: "2.13.0", file: torch/xpu/graphs.py}',
+     "torch 2.11.0 already has it, before 2.13.0"),
+    # an earlier wheel than the first one that has it
+    ('earlier: {wheel: "2.11.0", file: torch/xpu/graphs.py}', 'earlier: {wheel: "2.10.0", file: torch/xpu/graphs.py}',
+     "does not find it there"),
+    # a wheel that is not older than the release's own
+    ('earlier: {wheel: "2.11.0", file: torch/xpu/graphs.py}', 'earlier: {wheel: "2.14.1", file: torch/xpu/graphs.py}',
+     "is not older than the release's wheel 2.14.1"),
+])
+def test_the_note_names_what_the_locks_show(data_copy, old, new, says):
+    problems = _earlier(data_copy, {"2.14.yaml": (old, new)})
+    assert any(p.startswith("data/releases/2.14.yaml: 214-xpu-graph-capture: notes.0.earlier") and says in p
+               for p in problems), problems
+
+
+def test_the_first_wheel_must_be_shown_to_be_the_first(data_copy):
+    # without 2.10.0 in the probe (and its lock entry), nothing shows that 2.11.0 is the first wheel with the file
+    from atlas.load import dump
+    from atlas.wheel.evidence import probe_hash
+
+    lock_file = data_copy / "evidence.lock.yaml"
+    lock = yaml.safe_load(lock_file.read_text(encoding="utf-8"))
+    entry = lock["probes"]["214-xpu-graph-capture.probe.0"]
+    del entry["observed"]["2.10.0"]
+    entry["hash"] = probe_hash(Probe(file="torch/xpu/graphs.py", contains="class XPUGraph(",
+                                     expect={"2.11.0": False, "2.13.0": False, "2.14.1": True}))
+    lock_file.write_text(dump(lock, sort_keys=False, allow_unicode=True, width=200), encoding="utf-8")
+    problems = _earlier(data_copy, {"2.14.yaml": ('expect: {"2.10.0": false, "2.11.0": false, "2.13.0": false, "2.14.1": true}\n'
+                                                  "    sources:\n      - {source: ru-news-214, locator: \"захват",
+                                                  'expect: {"2.11.0": false, "2.13.0": false, "2.14.1": true}\n'
+                                                  "    sources:\n      - {source: ru-news-214, locator: \"захват")})
+    assert any("214-xpu-graph-capture: notes.0.earlier" in p and "does not look at torch 2.10.0" in p for p in problems), problems
+
+
+def test_an_identifier_in_the_lock_shows_the_file(data_copy):
+    # 214-dynamic-spec's file is shown by its identifier's lookup, with no probe on 2.12.1
+    assert not [p for p in _earlier(data_copy) if "214-dynamic-spec" in p]
+    problems = _earlier(data_copy, {"2.14.yaml": ("file: torch/fx/experimental/dynamic_spec.py}",
+                                                  "file: torch/fx/experimental/_spec_binding.py}")})
+    assert any(p.startswith("data/releases/2.14.yaml: 214-dynamic-spec: notes.0.earlier: the wheel locks do not show "
+                            "torch/fx/experimental/_spec_binding.py in torch 2.13.0") for p in problems), problems
+
+
+def test_earlier_belongs_to_a_disagreement(data_copy):
+    rel = data_copy / "releases" / "2.14.yaml"
+    text = rel.read_text(encoding="utf-8")
+    old = "      - kind: disagreement\n        text: >-\n          The released wheels disagree with the report: the wheel of torch {earlier.wheel} already\n          has {earlier.file}, with"
+    assert text.count(old) == 1
+    rel.write_text(text.replace(old, old.replace("kind: disagreement", "kind: unverified")), encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        validate(load(data_copy))
+    assert any("214-xpu-graph-capture: notes.0" in p and "'earlier' belongs to a note of kind 'disagreement'" in p
+               for p in info.value.problems), info.value.problems
+
+
+def test_a_changed_probe_shows_nothing_until_locked(data_copy):
+    problems = _earlier(data_copy, {"2.14.yaml": ('contains: "class XPUGraph("', 'contains: "class XPUGraph"')})
+    assert any("214-xpu-graph-capture: notes.0.earlier" in p and "has no locked outcome for torch 2.11.0" in p
+               for p in problems), problems

@@ -4,7 +4,7 @@
     atlas serve [--lang LANG]         serve on http://127.0.0.1:8000/, rebuilt on every edit
     atlas i18n status|check|...       translations: report, stub, stamp (translate.py)
     atlas provenance                  every locator in its article, every value in its locators
-    atlas evidence [--verify|--check] read the released torch wheels; write or verify the locks (wheel/extract.py)
+    atlas evidence [--verify|--check|--probes] read the released torch wheels; write or verify the locks (wheel/extract.py)
     atlas runtime [--verify] [V...]   install each release, import it, resolve every name (wheel/runtime_lock.py)
     atlas publish-ids                 add new change ids to the ledger of permanent URLs
     atlas feed stamp|check            when each change last changed (data/updated.yaml)
@@ -107,6 +107,8 @@ def cmd_provenance(args) -> int:
 def cmd_evidence(args) -> int:
     from .wheel import extract
 
+    if args.probes:
+        return extract.run_probes()
     return extract.check() if args.check else extract.run(args.verify)
 
 
@@ -219,6 +221,8 @@ def parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--verify", action="store_true", help="fail if any outcome differs from the locks (CI)")
     g.add_argument("--check", action="store_true", help="no download: fail if the locks do not match the data")
+    g.add_argument("--probes", action="store_true", help="evaluate only new or changed probes, on only the wheels "
+                   "they name; rewrite the probes of the lock")
     p = add("runtime", cmd_runtime, "install each torch release into a throwaway venv and resolve every name "
             "the wheels propose; rewrite data/evidence/runtime-<v>.txt (or --verify)")
     p.add_argument("versions", nargs="*", metavar="VERSION", help="torch versions of data/wheels.yaml (default: all)")

@@ -37,7 +37,11 @@ ATOM = "http://www.w3.org/2005/Atom"
 def fact_hash(c: Change) -> str:
     """Identifies what a reader is told about a change; its feed entry is 'updated' when it moves."""
     # wheel claims are tooling like probes; a change without them hashes as it did before they existed
-    body = json.dumps(c.model_dump(mode="json", exclude={"probes", "wheel"}), sort_keys=True, ensure_ascii=False)
+    d = c.model_dump(mode="json", exclude={"probes", "wheel"})
+    for n in d.get("notes") or []:   # and so does a note that names no earlier wheel
+        if n.get("earlier") is None:
+            n.pop("earlier", None)
+    body = json.dumps(d, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(body.encode()).hexdigest()[:12]
 
 

@@ -92,11 +92,18 @@ def release_scope(rel: Release) -> dict:
     return {n: getattr(rel, n) for n in names if getattr(rel, n) is not None}
 
 
+def earlier_scope(c: Change) -> dict:
+    """``{earlier.wheel}`` and ``{earlier.file}``: what a disagreement note of the change says an
+    earlier wheel already ships (``schema.Earlier``)."""
+    e = c.earlier
+    return {"earlier.wheel": e.wheel, "earlier.file": e.file} if e else {}
+
+
 def scopes(releases: list[Release], sources: Sources | None = None) -> dict[str, dict]:
     """owner id -> the mapping that resolves its placeholders.
 
     An owner sees its release's values (plus ``{next}``, the following known
-    release), its own ``values``, and every change's values as
+    release), its own ``values`` (a change also its ``earlier_scope``), and every change's values as
     ``{change-id.name}``. A matrix note also sees its cell as ``{value}``; a
     source text sees the release it is about as ``{about}``.
     """
@@ -118,7 +125,7 @@ def scopes(releases: list[Release], sources: Sources | None = None) -> dict[str,
             if cell is not None:
                 out[f"{rel.version}.matrix.{k}"] = {**base, "value": cell.value}
         for c in rel.changes:
-            out[c.id] = {**base, **c.values}
+            out[c.id] = {**base, **c.values, **earlier_scope(c)}
         for item in (*rel.faq, *rel.events):
             out[item.id] = base
         for cov in rel.coverage:

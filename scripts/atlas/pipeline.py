@@ -26,6 +26,7 @@ from .problems import DataError
 from .render import hand_written, template_hashes, write_pages
 from .urls import DEFAULT_SITE_URL, url_for
 from .validate import validate
+from .wheel import earlier_problems
 
 log = logging.getLogger("mkdocs.plugins.atlas")
 PACKAGE = Path(__file__).resolve().parent
@@ -70,6 +71,7 @@ def pipeline(raw: RawData | None = None, langs=LANGS, site_url: str = DEFAULT_SI
     written, so the last good site stays."""
     fb = validate(raw if raw is not None else load())
     missing = [str(p) for p in i18n.absent(fb) + i18n.placeholder_problems(fb)]
+    missing += earlier_problems(fb.releases, fb.release_files, fb.lock, fb.claims)
     if missing:
         raise DataError(missing)
     atlas = enrich(fb)

@@ -72,6 +72,19 @@ class Cite(Strict):
     locator: str = Field(min_length=2, max_length=LOCATOR_MAX)
 
 
+class Earlier(Strict):
+    """What a ``disagreement`` note says an earlier released wheel already ships: the earliest
+    wheel of data/wheels.yaml (``2.11.0``) and the file in it (``torch/xpu/graphs.py``) that has
+    what the change calls new. The note's text names them as ``{earlier.wheel}`` and
+    ``{earlier.file}``. The build checks both against the committed locks
+    (``wheel.evidence.earlier_problems``): an identifier of the change that the lock finds in that
+    file of that wheel, or a probe of the change (or of a change in the note's ``refs``) on
+    exactly that file, observed there and not in the wheel before."""
+
+    wheel: str = Field(pattern=FULL_VERSION)
+    file: str = Field(min_length=3)
+
+
 class Note(Strict):
     """A caveat shown next to a fact: a disagreement, a self-reported figure, an inference."""
 
@@ -84,6 +97,14 @@ class Note(Strict):
     values: list[str] = []
     #: Other changes this note is about (a related fact in another release); linked on the page.
     refs: list[str] = []
+    #: For a ``disagreement`` note: the earliest wheel that already ships what the change calls new
+    earlier: Optional[Earlier] = None
+
+    @model_validator(mode="after")
+    def _earlier(self) -> Note:
+        if self.earlier is not None and self.kind != "disagreement":
+            raise ValueError("'earlier' belongs to a note of kind 'disagreement'")
+        return self
 
 
 class ErrorMessage(Strict):
@@ -367,6 +388,17 @@ class Change(Strict):
     #: the change executed in the real releases (``atlas prove``); a lock that contradicts it stops the build
     proof: Optional[Proof] = None
     sources: list[Cite] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_earlier(self) -> Change:
+        if sum(n.earlier is not None for n in self.notes) > 1:
+            raise ValueError("only one note may name an 'earlier' wheel ({earlier.wheel} in its text)")
+        return self
+
+    @property
+    def earlier(self) -> Optional[Earlier]:
+        """The earliest wheel that already ships what this change calls new, per its notes."""
+        return next((n.earlier for n in self.notes if n.earlier is not None), None)
 
     @property
     def is_breaking(self) -> bool:

@@ -6,7 +6,8 @@ In:  the wheel files (zip archives, read with ``ast`` and as bytes; ``extract``)
 Out: for the site build, everything here is read from the committed locks, never from a wheel:
      parsed surfaces and runtime locks (``parse_surface``, ``parse_runtime``), the API diff of two
      releases as the installed releases judge it (``runtime_diff``), the verdicts of each change's
-     identifiers and messages (``ident_verdicts``, ``error_verdicts``), and the history of every
+     identifiers and messages (``ident_verdicts``, ``error_verdicts``), whether each "new in X" an
+     earlier wheel already ships is said in a note that names it (``earlier_problems``), and the history of every
      release (``history``, ``Point``, ``meta_diff``).
 
 Modules: ``surface`` (the static API surface of a wheel), ``scan`` (identifiers, messages and entry
@@ -29,6 +30,7 @@ from .evidence import (
     PRESENT,
     Verdict,
     claim_roles,
+    earlier_problems,
     entry_point_findings,
     error_verdicts,
     ident_verdicts,
@@ -45,7 +47,7 @@ from .proofs import parse_lock as parse_proof_lock
 from .runtime import module_path, params_text, parse_runtime, runtime_diff
 from .weights_only import read_weights_only, weights_only_table
 
-__all__ = ["FAMILY_LABELS", "LOCK", "PRESENT", "Confirmation", "Deprecation", "MetaRow", "Point", "ProofVerdict", "Verdict", "claim_roles", "entry_point_findings", "error_verdicts",
+__all__ = ["FAMILY_LABELS", "LOCK", "PRESENT", "Confirmation", "Deprecation", "MetaRow", "Point", "ProofVerdict", "Verdict", "claim_roles", "earlier_problems", "entry_point_findings", "error_verdicts",
            "history", "ident_verdicts", "judge", "judge_proof", "meta_diff", "minor", "module_path", "params_text", "parse_deprecations", "parse_proof_lock", "parse_runtime",
            "parse_surface", "probe_id", "read_weights_only", "runtime_diff", "stub_errors", "text_roles", "weights_only_table", "wheel_of"]
 

@@ -433,3 +433,128 @@ def entry_point_findings(lock: dict, idents_by_change: dict[str, list[Verdict]])
                 out.append({"wheel": version, "entry": ep, "target": info.get("target", ""),
                             "change": named.get(ep.split(":", 1)[1])})
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# "New in X" against the earlier wheels: a change that calls something new which an earlier wheel
+# already ships must say so in a disagreement note naming that wheel and file (schema.Earlier),
+# and what the note names must be what the committed locks show. Nothing here reads a wheel.
+
+def _vkey(v: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in v.split("."))
+
+
+def _locked(lock: dict, cid: str, k: int, p: Probe) -> dict:
+    """The locked outcomes of probe ``k`` of change ``cid``, if the lock was written from this very
+    probe (else {}: a changed probe proves nothing until ``atlas evidence --probes``)."""
+    entry = (lock.get("probes") or {}).get(probe_id(cid, k)) or {}
+    return (entry.get("observed") or {}) if entry.get("hash") == probe_hash(p) else {}
+
+
+def earlier_finds(c, rel: Optional[str], versions: list[str], idents: list, lock: dict, claims: dict) -> list[tuple[str, str]]:
+    """(first wheel, what) for each thing change ``c`` calls new that the locks find in a wheel
+    older than its release's wheel ``rel``: an identifier it claims ``added`` (``claim_roles``),
+    present (``PRESENT``) in that wheel, or a probe that expects false there and observed true."""
+    if rel is None:
+        return []
+    roles = claim_roles(c, claims)
+    found = []
+    for i in idents:
+        if i.field == "rollback" or roles.get(i.field) != "added":
+            continue
+        obs = ((lock.get("identifiers") or {}).get(i.key) or {}).get("observed") or {}
+        have = [v for v in versions if _present(obs.get(v))]
+        if have and _vkey(have[0]) < _vkey(rel):
+            found.append((have[0], f"{i.field} {i.value!r} ({obs[have[0]].get('file') or 'found'})"))
+    for k, p in enumerate(c.probes):
+        obs = _locked(lock, c.id, k, p)
+        early = [v for v in versions if v in p.expect and _vkey(v) < _vkey(rel) and p.expect[v] is False and obs.get(v) is True]
+        if early:
+            found.append((early[0], f"probes.{k} ({p.file or p.entry_point or p.metadata})"))
+    return found
+
+
+def _earlier_shown(e, prev: Optional[str], owners: list, idents: dict, lock: dict) -> tuple[bool, list[str]]:
+    """Whether the locks show ``e.file`` in wheel ``e.wheel`` and not in ``prev`` (the wheel before
+    it), through an identifier or a probe on exactly that file of one of ``owners``; else why not."""
+    why = []
+    for owner in owners:
+        for i in idents.get(owner.id, []):
+            obs = ((lock.get("identifiers") or {}).get(i.key) or {}).get("observed") or {}
+            o = obs.get(e.wheel)
+            if not (_present(o) and o.get("file") == e.file):
+                continue
+            if prev is None or not _present(obs.get(prev)):
+                return True, []
+            why.append(f"{owner.id}: {i.value!r} is in torch {prev} too ({obs[prev].get('file')})")
+        for k, p in enumerate(owner.probes):
+            if p.file != e.file:
+                continue
+            obs = _locked(lock, owner.id, k, p)
+            if obs.get(e.wheel) is not True:
+                why.append(f"{owner.id}.probes.{k} " + ("does not find it there" if e.wheel in obs else
+                                                        f"has no locked outcome for torch {e.wheel}"))
+            elif prev is None or obs.get(prev) is False:
+                return True, []
+            elif prev not in obs:
+                why.append(f"{owner.id}.probes.{k} does not look at torch {prev}, so {e.wheel} is not shown to "
+                           f"be the first; add \"{prev}\": false to its expect")
+            else:
+                why.append(f"{owner.id}.probes.{k} finds it in torch {prev} too")
+    return False, why
+
+
+def earlier_problems(releases, files: dict, lock: dict, claims: dict) -> list[str]:
+    """``file: id: field: message`` for every change whose "new" the committed locks find in an
+    earlier wheel without a disagreement note naming the first such wheel (``earlier:``), and for
+    every ``earlier:`` the locks do not show: the file in that wheel (an identifier observed in it,
+    or a probe on exactly that file) and not in the wheel before, in a wheel older than the
+    change's own. The wheels are the lock's (``data/wheels.yaml``'s when the lock is current).
+    Probes not yet in the lock count as not shown (``atlas evidence --probes``). Run by the build
+    after validation (pipeline.py) and by ``atlas evidence --check``, not by validation itself:
+    ``atlas evidence`` validates the data before it writes the lock these read."""
+    from ..idents import identifiers
+
+    versions = sorted(lock.get("wheels") or {}, key=_vkey)
+    by_id = {c.id: c for r in releases for c in r.changes}
+    idents: dict[str, list] = {}
+    for i in identifiers(list(by_id.values())):
+        if i.kind:
+            idents.setdefault(i.change, []).append(i)
+    out = []
+    fix = "and lock a probe you add with `atlas evidence --probes`"
+    for r in releases:
+        file = files.get(r.version, f"data/releases/{r.version}.yaml")
+        for owner, notes in ((r.version, r.notes), *((x.id, x.notes) for x in (*r.faq, *r.events))):
+            out += [f"{file}: {owner}: notes.{j}.earlier: only a change's note may name an earlier wheel"
+                    for j, n in enumerate(notes) if n.earlier is not None]
+        rel = wheel_of(r.version, versions)
+        for c in r.changes:
+            j, note = next(((j, n) for j, n in enumerate(c.notes) if n.earlier is not None), (None, None))
+            e = note.earlier if note else None
+            for first, what in earlier_finds(c, rel, versions, idents.get(c.id, []), lock, claims):
+                if e is None:
+                    out.append(f"{file}: {c.id}: notes: torch {first} already has what the change calls new in "
+                               f"{r.version}: {what}; add a disagreement note with `earlier: {{wheel: \"{first}\", "
+                               f"file: <the file>}}` that names them ({{earlier.wheel}}, {{earlier.file}}), {fix}")
+                elif _vkey(e.wheel) > _vkey(first):
+                    out.append(f"{file}: {c.id}: notes.{j}.earlier.wheel: torch {first} already has it, before "
+                               f"{e.wheel}: {what}")
+            if e is None:
+                continue
+            where = f"{file}: {c.id}: notes.{j}.earlier"
+            if e.wheel not in versions:
+                out.append(f"{where}.wheel: torch {e.wheel} is not a wheel of the lock (data/wheels.yaml)")
+                continue
+            if rel is not None and _vkey(e.wheel) >= _vkey(rel):
+                out.append(f"{where}.wheel: torch {e.wheel} is not older than the release's wheel {rel}")
+                continue
+            k = versions.index(e.wheel)
+            owners = [c] + [by_id[x] for x in note.refs if x in by_id]
+            shown, why = _earlier_shown(e, versions[k - 1] if k else None, owners, idents, lock)
+            if not shown:
+                out.append(f"{where}: the wheel locks do not show {e.file} in torch {e.wheel} as the first wheel "
+                           f"with it" + (f" ({'; '.join(why)})" if why else
+                                         f"; add a probe `file: {e.file}` with `contains:` and expect false for "
+                                         f"{versions[k - 1] if k else e.wheel} and {e.wheel}, {fix}"))
+    return out

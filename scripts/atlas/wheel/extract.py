@@ -3,6 +3,7 @@
     python atlas evidence            # download missing wheels, extract and check everything, write the locks
     python atlas evidence --verify   # same, but fail on any difference from the locks (CI)
     python atlas evidence --check    # no download: fail if the locks do not match the data
+    python atlas evidence --probes   # only new or changed probes, on only the wheels they name
 
 In:  data/releases/*.yaml (probes, every identifier value, every error message),
      data/wheels.yaml (which wheels).
@@ -36,6 +37,7 @@ from .evidence import (
     LOCK,
     Wheel,
     deprecations_path,
+    earlier_problems,
     evaluate,
     lock_problems,
     probe_hash,
@@ -401,9 +403,57 @@ def run(verify: bool) -> int:
     return 0
 
 
+def run_probes() -> int:
+    """Evaluate again only the probes the lock does not describe (new or changed), reading only
+    the wheels they name, each checked against the sha256 the lock records for it; rewrite the
+    lock's ``probes`` section and nothing else. Minutes instead of the full extraction, for a
+    data change that touches probes only (``make evidence`` still rewrites everything)."""
+    fb = validate(load())
+    cfg = fb.wheels or read_wheels()
+    lock = read_lock()
+    old = lock.get("probes") or {}
+    probes, todo = {}, []
+    for c in fb.changes():
+        for i, p in enumerate(c.probes):
+            pid = probe_id(c.id, i)
+            entry = old.get(pid)
+            if entry and entry.get("hash") == probe_hash(p) and set(entry.get("observed") or {}) == set(p.expect):
+                probes[pid] = entry
+            else:
+                todo.append((pid, p))
+    wanted = sorted({v for _, p in todo for v in p.expect}, key=lambda v: tuple(map(int, v.split("."))))
+    known = lock.get("wheels") or {}
+    missing = [v for v in wanted if v not in known]
+    if missing:
+        raise UsageError(f"torch {', '.join(missing)}: not in the lock's wheels; run: make evidence")
+    for v in wanted:
+        path = fetch(v, cfg)
+        got = sha256(path)
+        if got != known[v]["sha256"]:
+            raise UsageError(f"{path.name}: sha256 {got} is not the {known[v]['sha256']} the lock was written from; "
+                             "run: make evidence")
+        w = Wheel(path)
+        for pid, p in todo:
+            if v in p.expect:
+                probes.setdefault(pid, {"hash": probe_hash(p), "observed": {}})["observed"][v] = evaluate(p, w)
+        print(f"torch {v}: {sum(v in p.expect for _, p in todo)} probes evaluated", flush=True)
+    for pid, p in todo:
+        entry = probes[pid]
+        entry["observed"] = dict(sorted(entry["observed"].items()))
+        entry["status"] = status_of(p, entry["observed"])
+    gone = sorted(set(old) - set(probes))
+    lock["probes"] = dict(sorted(probes.items()))
+    header = "# Written by `atlas evidence` (make evidence); do not edit. Outcomes per wheel version.\n"
+    LOCK.write_text(header + dump(lock, sort_keys=False, allow_unicode=True, width=200), encoding="utf-8")
+    print(f"{len(todo)} probes evaluated on {len(wanted)} wheels, {len(gone)} dropped; "
+          f"wrote the probes of {LOCK.relative_to(ROOT)}")
+    return 0
+
+
 def check() -> int:
     fb = validate(load(), judge_proofs=False)
-    problems = lock_problems(fb.changes(), read_lock())
+    lock = read_lock()
+    problems = lock_problems(fb.changes(), lock) + earlier_problems(fb.releases, fb.release_files, lock, fb.claims)
     for p in problems:
         print(p)
     if problems:
