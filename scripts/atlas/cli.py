@@ -221,8 +221,8 @@ def parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--verify", action="store_true", help="fail if any outcome differs from the locks (CI)")
     g.add_argument("--check", action="store_true", help="no download: fail if the locks do not match the data")
-    g.add_argument("--probes", action="store_true", help="evaluate only new or changed probes, on only the wheels "
-                   "they name; rewrite the probes of the lock")
+    g.add_argument("--probes", action="store_true", help="evaluate only what the lock lacks: new or changed probes "
+                   "(on the wheels they name), identifiers and error messages without a verdict; rewrite those")
     p = add("runtime", cmd_runtime, "install each torch release into a throwaway venv and resolve every name "
             "the wheels propose; rewrite data/evidence/runtime-<v>.txt (or --verify)")
     p.add_argument("versions", nargs="*", metavar="VERSION", help="torch versions of data/wheels.yaml (default: all)")

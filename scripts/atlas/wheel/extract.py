@@ -404,11 +404,12 @@ def run(verify: bool) -> int:
 
 
 def run_probes() -> int:
-    """Evaluate again only the probes the lock does not describe (new or changed), reading only
-    the wheels they name, each checked against the sha256 the lock records for it; rewrite the
-    lock's ``probes`` section and nothing else. Minutes instead of the full extraction, for a
-    data change that touches probes only (``make evidence`` still rewrites everything)."""
-    fb = validate(load())
+    """Evaluate again only what the lock does not describe: new or changed probes (on the wheels
+    they name), and identifiers and error messages that have no verdict yet (on every wheel), each
+    wheel checked against the sha256 the lock records for it; rewrite those sections of the lock and
+    nothing else. Minutes instead of the full extraction, for a data change that adds probes, names
+    or messages (``make evidence`` still rewrites everything; CI's ``--verify`` re-reads it all)."""
+    fb = validate(load(), judge_proofs=False)
     cfg = fb.wheels or read_wheels()
     lock = read_lock()
     old = lock.get("probes") or {}
@@ -421,11 +422,17 @@ def run_probes() -> int:
                 probes[pid] = entry
             else:
                 todo.append((pid, p))
-    wanted = sorted({v for _, p in todo for v in p.expect}, key=lambda v: tuple(map(int, v.split("."))))
+    changes = fb.changes()
+    new_idents = [i for i in identifiers(changes) if i.kind and i.key not in (lock.get("identifiers") or {})]
+    new_errs = [e for e in errors(changes) if e.key not in (lock.get("errors") or {})]
+    wanted = sorted({v for _, p in todo for v in p.expect} | (set(cfg.versions) if new_idents or new_errs else set()),
+                    key=lambda v: tuple(map(int, v.split("."))))
     known = lock.get("wheels") or {}
     missing = [v for v in wanted if v not in known]
     if missing:
         raise UsageError(f"torch {', '.join(missing)}: not in the lock's wheels; run: make evidence")
+    found_i: dict[str, dict] = {i.key: {} for i in new_idents}
+    found_e: dict[str, dict] = {e.key: {} for e in new_errs}
     for v in wanted:
         path = fetch(v, cfg)
         got = sha256(path)
@@ -436,17 +443,31 @@ def run_probes() -> int:
         for pid, p in todo:
             if v in p.expect:
                 probes.setdefault(pid, {"hash": probe_hash(p), "observed": {}})["observed"][v] = evaluate(p, w)
-        print(f"torch {v}: {sum(v in p.expect for _, p in todo)} probes evaluated", flush=True)
+        if new_idents or new_errs:
+            idx = WheelIndex(str(path))
+            for i in new_idents:
+                found_i[i.key][v] = find_ident(idx, i)
+            for e in new_errs:
+                found_e[e.key][v] = find_error(idx, e)
+        print(f"torch {v}: {sum(v in p.expect for _, p in todo)} probes, {len(new_idents)} identifiers, "
+              f"{len(new_errs)} error messages looked up", flush=True)
     for pid, p in todo:
         entry = probes[pid]
         entry["observed"] = dict(sorted(entry["observed"].items()))
         entry["status"] = status_of(p, entry["observed"])
     gone = sorted(set(old) - set(probes))
     lock["probes"] = dict(sorted(probes.items()))
+    idents = dict(lock.get("identifiers") or {})
+    idents.update({i.key: {"value": i.value, "kind": i.kind, "query": i.query, "observed": found_i[i.key]}
+                   for i in new_idents})
+    lock["identifiers"] = dict(sorted(idents.items()))
+    errs = dict(lock.get("errors") or {})
+    errs.update({e.key: {"message": e.message, "observed": found_e[e.key]} for e in new_errs})
+    lock["errors"] = dict(sorted(errs.items()))
     header = "# Written by `atlas evidence` (make evidence); do not edit. Outcomes per wheel version.\n"
     LOCK.write_text(header + dump(lock, sort_keys=False, allow_unicode=True, width=200), encoding="utf-8")
-    print(f"{len(todo)} probes evaluated on {len(wanted)} wheels, {len(gone)} dropped; "
-          f"wrote the probes of {LOCK.relative_to(ROOT)}")
+    print(f"{len(todo)} probes evaluated on {len(wanted)} wheels, {len(gone)} dropped; {len(new_idents)} identifiers "
+          f"and {len(new_errs)} error messages added; wrote {LOCK.relative_to(ROOT)}")
     return 0
 
 
