@@ -61,6 +61,12 @@ def extras(version: str) -> list[str]:
     return ["numpy<2" if major_minor < (2, 3) else "numpy", "tensorboard", "pyyaml", "urllib3"]
 
 
+#: Installed into a release's venv after the runtime probe, for the proofs only (so the runtime locks
+#: stay what the torch install alone resolves): the TorchScript ONNX exporter needs onnx. A change
+#: here makes every proof run again (the locks record the list).
+PROOF_EXTRAS = ["onnx==1.17.0"]
+
+
 def _du(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
 
@@ -109,6 +115,11 @@ def prove(py: Path, tmp: Path, snippets: list[dict], out: Path) -> float:
     warning filters: no -W, no PYTHONWARNINGS); the outcomes, each with its snippet's hash, go to
     ``out``. Seconds taken."""
     t = time.perf_counter()
+    r = subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--no-cache-dir", "--disable-pip-version-check",
+                        *PROOF_EXTRAS], capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+    if r.returncode != 0:
+        raise UsageError(f"pip install {' '.join(PROOF_EXTRAS)} failed ({r.returncode}); its last lines:\n"
+                         + "\n".join(r.stderr.strip().splitlines()[-5:]))
     todo = tmp / "snippets.json"
     by_sha = {s["sha"]: s["code"] for s in snippets}          # one run per distinct code
     todo.write_text(json.dumps([{"key": k, "code": c} for k, c in by_sha.items()]), encoding="utf-8")
@@ -118,6 +129,7 @@ def prove(py: Path, tmp: Path, snippets: list[dict], out: Path) -> float:
     data = json.loads(out.read_text(encoding="utf-8"))
     for key, o in data["outcomes"].items():
         o["for"] = sorted(f"{s['id']}/{s['part']}" for s in snippets if s["sha"] == key)
+    data["extras"] = PROOF_EXTRAS
     out.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     return time.perf_counter() - t
 
@@ -208,6 +220,8 @@ def run_proofs(versions: list[str], verify: bool = False, every: bool = False) -
         for v in versions:
             lock = proof_path(v)
             old = json.loads(lock.read_text(encoding="utf-8")) if lock.exists() and not (verify or every) else {}
+            if old.get("extras") != PROOF_EXTRAS:       # another environment: every outcome runs again
+                old = {}
             kept = {k: {**o, "for": sorted(wanted[k])} for k, o in old.get("outcomes", {}).items() if k in wanted}
             run = [s for s in todo if s["sha"] not in kept]
             if not run:
