@@ -100,6 +100,7 @@ class ProofVerdict:
     fix_first: Optional[str] = None                  # the oldest wheel from which the fix runs clean to the newest
     fix_range: tuple = ()                            # (first release, newest release) the fix is proven in
     rollbacks: list = field(default_factory=list)    # (switch, first release, last release) each is proven to work in
+    python: str = ""                                 # the CPython the proofs ran on (the locks' header)
     code: Optional[str] = None                       # the code run for the symptom (the page's fix.before, or the proof's own)
     after: Optional[str] = None                      # the fix run
     cannot_run: Optional[str] = None
@@ -124,6 +125,7 @@ def judge(change, release: str, versions: list[str], locks: dict) -> ProofVerdic
         v.fail("proof", f"no wheel of {release} in data/wheels.yaml to run it in")
         return v
     v.wheel = wheel
+    v.python = (locks.get(wheel) or {}).get("python", "")
     runs: dict[str, dict[str, Run]] = {}
     for s in snippets(change):
         runs[s["part"]] = {}
