@@ -31,7 +31,7 @@ class Row:
     version: str
     uploaded: Optional[str]
     torch: Optional[str]         # a PEP 440 specifier on torch (``==2.1.2``, ``>=2.14``), None: not known
-    basis: str                   # metadata | corrected | readme | code | torch_pins | build | none
+    basis: str                   # metadata | capped | corrected | readme | code | torch_pins | build | none
     cite: str                    # the line the pairing comes from (a METADATA line, a README row, a code line)
     url: Optional[str] = None    # where that line is, when it is not the lock
     declared: list = field(default_factory=list)   # the Requires-Dist lines on torch, verbatim
@@ -70,11 +70,31 @@ def _series_of(version: str, series: list[str]) -> Optional[str]:
     return max(hits, key=len) if hits else None
 
 
+def _built_against(row: Row, meta: dict, torch_dates: dict[str, str]) -> Optional[str]:
+    """A declared range with no upper bound on a release whose wheels are compiled against one
+    torch (CPython-specific tags, libraries of its own, none of them stable-ABI: no ``abi3``,
+    no ``_stable``) cannot hold for later torch releases: the artifact contradicts it. The bound
+    it can hold to: below the minor after the newest torch released on or before its upload."""
+    libs = meta.get("libraries") or []
+    if not row.torch or not libs or row.stable_abi or not row.uploaded:
+        return None
+    if any(".abi3." in x or "_stable" in x for x in libs) or any(s.operator in ("==", "<", "<=", "~=", "===")
+                                                                  for s in SpecifierSet(row.torch)):
+        return None
+    before = [v for v, d in torch_dates.items() if d and d <= row.uploaded and not Version(v).is_prerelease]
+    if not before:
+        return None
+    r = max(map(Version, before)).release
+    return f"{r[0]}.{r[1] + 1}"
+
+
 def rows(lock: dict, facts, torch_pins: dict[str, list[str]]) -> list[Row]:
     """Every final (not pre-release, not yanked) release of every package of ``facts``, with the
     torch it works with and where that comes from. ``torch_pins``: torch version -> its
     Requires-Dist lines (for packages torch itself pins, as triton)."""
     packages = (lock or {}).get("packages") or {}
+    torch_dates = {v: r.get("uploaded") for v, r in ((packages.get(TORCH) or {}).get("releases") or {}).items()
+                   if _version(v) is not None}
     corrections = {(c.package, c.version): c for c in facts.corrections}
     readme = {t.package: t for t in facts.readme}
     build = {b.package: b for b in facts.build}
@@ -94,9 +114,13 @@ def rows(lock: dict, facts, torch_pins: dict[str, list[str]]) -> list[Row]:
             code = meta.get("code") or {}
             if fix is not None:
                 row.torch, row.basis, row.cite, row.url = fix.torch, "corrected", fix.quote, fix.url
-            elif declared:
-                row.torch, row.basis, row.cite = ",".join(_spec(d) for d in declared) or None, "metadata", \
-                    f"{meta.get('file')}: Requires-Dist: {'; '.join(declared)}"
+            elif declared:   # an unversioned ``torch`` admits any release: no pairing (torch None)
+                row.torch, row.basis, row.cite = ",".join(s for s in (_spec(d) for d in declared) if s) or None, \
+                    "metadata", f"{meta.get('file')}: Requires-Dist: {'; '.join(declared)}"
+                cap = _built_against(row, meta, torch_dates)
+                if cap:
+                    row.torch, row.basis = f"{row.torch},<{cap}", "capped"
+                    row.cite += f"; libraries {', '.join(meta.get('libraries') or [])} in CPython-specific wheels, uploaded {row.uploaded}"
             elif pkg.name in readme:
                 t = readme[pkg.name]
                 s = _series_of(v, [r.series for r in t.rows])
