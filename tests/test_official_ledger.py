@@ -112,12 +112,18 @@ def test_duplicate_ids_and_releases_outside_the_range_are_named(data_copy):
 
 def test_every_release_is_accounted_for(factbase):
     """Each of 2.1-2.12 has an entry; each whose notes could be read has at least one item. The
-    releases with no readable copy are named here, so that set cannot grow unnoticed."""
+    sections with no readable copy are named here (whole releases and single sections), so that
+    set cannot grow or shrink unnoticed; data/ledger.yaml's header says where each was sought."""
     led = {r.release: r for r in factbase.official.releases}
     assert sorted(led, key=lambda v: int(v.split(".")[1])) == list(OFFICIAL_RELEASES)
     for v, r in led.items():
         assert bool(r.items) == bool(r.read), f"{v}: read {r.read} but {len(r.items)} items"
+        for it in r.items:
+            assert it.section in r.read or it.section == "other", f"{it.id}: section {it.section} not read"
     assert {v for v, r in led.items() if not r.read} == {"2.1", "2.2"}
+    unread = {(v, s) for v, r in led.items() for s in ("bc", "deprecation") if s not in r.read}
+    assert unread == {("2.1", "bc"), ("2.1", "deprecation"), ("2.2", "bc"), ("2.2", "deprecation"),
+                      ("2.4", "bc")}
 
 
 def test_the_known_user_facing_items_are_on_the_to_do_list_or_curated(factbase):
