@@ -719,6 +719,21 @@ def test_a_team_can_adopt_the_checker_fail_on_baseline_and_ignore(rules_file, tm
     assert p.returncode == 3 and "--baseline" in p.stderr
 
 
+def test_an_ignore_comment_naming_a_renamed_change_still_applies(rules, rules_file, tmp_path):
+    """A change renamed after it was published (data/published_ids.yaml: redirects) keeps its old
+    id working in `# atlas: ignore[...]`, in both engines: the rules carry the old ids (`was`)."""
+    renamed = {old: new for r in rules["rules"] for old in r.get("was", ()) for new in [r["change"]]}
+    assert renamed, "no rule carries a renamed change's old id"
+    old, new = sorted(renamed.items())[0]
+    rule = next(r for r in rules["rules"] if r["change"] == new and r["kind"] == "call")
+    a = tmp_path / "a.py"
+    call = f"{rule['target']}(f, x)"
+    a.write_text(f"import torch\nimport torch.utils.checkpoint\n{call}\n{call}  # atlas: ignore[{old}]\n", encoding="utf-8")
+    p = run_cli("--rules", rules_file, "code", "--from", "2.0", "--to", "2.15", "--format", "json", str(a))
+    out = json.loads(p.stdout)
+    assert [f["line"] for f in out["findings"] if f["change"] == new] == [3] and out["stats"]["ignored"] == 1, out
+
+
 def test_crash_exits_4_and_a_closed_pipe_is_quiet(rules_file, tmp_path):
     """An error of the checker itself is exit 4 with one line (never 1, "only notes"); `| head`
     closing the pipe gives no traceback."""

@@ -119,10 +119,20 @@ def test_a_wrong_visibility_stops_it(locks):
 
 def test_a_fix_that_fails_in_its_stated_range_stops_it(locks):
     v = judge(_proof(), "1.2", VERSIONS, locks)              # 1.3 warns on the fixed call
-    assert not v.ok and ("proof.fix_from", "the fix does not run clean in torch 1.3.0: warns DeprecationWarning: "
+    assert not v.ok and ("proof.fix_from", "the fix does not run clean in torch 1.3.0: it warns DeprecationWarning: "
                          "load is deprecated (hidden by default)") in v.problems
     narrow = judge(_proof(fix_from="1.1"), "1.2", VERSIONS[:3], locks)   # it is clean from 1.0 on
     assert not narrow.ok and "already runs clean from torch 1.0.0" in narrow.problems[0][1]
+
+
+def test_a_release_where_the_fix_warns_is_named_or_it_stops_the_build(locks):
+    """1.3 deprecates the fixed call with a hidden DeprecationWarning: the range holds only if
+    fix_warns names 1.3, and naming a release where the fix is clean is refused too."""
+    v = judge(_proof(fix_warns=["1.3"]), "1.2", VERSIONS, locks)
+    assert v.ok and v.fix_range == ("1.0", "1.3")
+    assert v.fix_warnings == [("1.3", ("DeprecationWarning", "load is deprecated", False))]
+    wrong = judge(_proof(fix_warns=["1.1", "1.3"]), "1.2", VERSIONS, locks)
+    assert ("proof.fix_warns", "the fix runs clean in torch 1.1.0: it is no exception") in wrong.problems
 
 
 def test_an_edited_snippet_or_a_missing_release_needs_a_new_run(locks):

@@ -1159,7 +1159,7 @@ def split_ignored(lines, found):
             directive[f[0]] = IGNORE.search(line) if "atlas" in line else None
         m = directive[f[0]]
         ids = [x.strip() for x in m.group(1).split(",")] if m and m.group(1) is not None else None
-        if m and (ids is None or f[2]["change"] in ids or f[2]["id"] in ids):
+        if m and (ids is None or f[2]["change"] in ids or f[2]["id"] in ids or any(w in ids for w in f[2].get("was", ()))):
             ignored.append(f)
         else:
             kept.append(f)

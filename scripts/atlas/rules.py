@@ -66,6 +66,10 @@ def _severity(c) -> str:
 class _Builder:
     def __init__(self, atlas, site_url: str):
         fb = self.fb = atlas.fb
+        #: new id -> the published ids that redirect to it (data/published_ids.yaml)
+        self.renamed_from: dict[str, list[str]] = {}
+        for old_id, new_id in sorted(((fb.ledger or {}).get("redirects") or {}).items()):
+            self.renamed_from.setdefault(new_id, []).append(old_id)
         self.base = site_url.rstrip("/")
         self.atlas = atlas
         self.texts = {t.key: t for t in fb.texts}
@@ -220,6 +224,9 @@ class _Builder:
             return None
         rule = {"id": rid, "change": change, "kind": kind, "introduced_in": release, "removed_in": removed_in,
                 "severity": severity, "source": source, **match, **texts}
+        was = self.renamed_from.get(change or "")
+        if was:     # a change renamed since it was published: `# atlas: ignore[<old id>]` still names it
+            rule["was"] = was
         self.rules.append(rule)
         return rule
 

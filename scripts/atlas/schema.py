@@ -343,6 +343,10 @@ class Proof(Strict):
     symptom: Optional[Symptom] = None
     after: Optional[str] = None
     fix_from: Optional[str] = Field(default=None, pattern=VERSION)
+    #: releases in the fix's range where it runs without an error but with warnings that Python's
+    #: default filters hide (a later deprecation of the fix itself, or torch's own code warning);
+    #: the page names each with its warning. Every other release in the range must be clean.
+    fix_warns: list[Annotated[str, Field(pattern=VERSION)]] = []
     rollback: list[RollbackRun] = []
     cannot_run: Optional[CannotRun] = None
     artifact: Optional[ProofArtifact] = None
@@ -357,6 +361,8 @@ class Proof(Strict):
             raise ValueError("'cannot_run' and 'artifact' go together")
         if self.code is not None and self.symptom is None:
             raise ValueError("'code' needs its 'symptom': what the code shows in the change's release")
+        if self.fix_warns and self.fix_from is None:
+            raise ValueError("'fix_warns' needs 'fix_from': it names releases in the fix's range")
         if self.after is not None and self.fix_from is None:
             raise ValueError("'after' needs 'fix_from': the first release the fix runs clean in")
         return self

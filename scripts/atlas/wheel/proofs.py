@@ -99,6 +99,7 @@ class ProofVerdict:
     shown: Optional[bool] = None                     # the symptom warning printed under default filters
     fix_first: Optional[str] = None                  # the oldest wheel from which the fix runs clean to the newest
     fix_range: tuple = ()                            # (first release, newest release) the fix is proven in
+    fix_warnings: list = field(default_factory=list) # (release, (category, message, shown)) of fix_warns
     rollbacks: list = field(default_factory=list)    # (switch, first release, last release) each is proven to work in
     python: str = ""                                 # the CPython the proofs ran on (the locks' header)
     code: Optional[str] = None                       # the code run for the symptom (the page's fix.before, or the proof's own)
@@ -165,25 +166,42 @@ def judge(change, release: str, versions: list[str], locks: dict) -> ProofVerdic
                        f"{'print' if hit[2] else 'hide'} this {proof.symptom.warning} when the code runs in an imported module")
     if proof.fix_from is not None:
         after = runs["after"]
-        first_clean = None
+        warns = set(proof.fix_warns)
+
+        def ok(w: str) -> bool:
+            """Clean, or (in a release ``fix_warns`` names) no error and only hidden warnings."""
+            r = after[w]
+            if minor(w) in warns:
+                return r.error is None and bool(r.warnings) and not any(x[2] for x in r.warnings)
+            return r.clean
+
+        first_ok = None
         for w in reversed(versions):
-            if not after[w].clean:
+            if not ok(w):
                 break
-            first_clean = w
-        v.fix_first = first_clean
+            first_ok = w
+        v.fix_first = first_ok
         stated = next((w for w in versions if minor(w) == proof.fix_from), None)
         if stated is None:
             v.fail("proof.fix_from", f"no wheel of {proof.fix_from} in data/wheels.yaml")
-        elif first_clean is None or versions.index(first_clean) > versions.index(stated):
-            bad = next(w for w in reversed(versions) if not after[w].clean and versions.index(w) >= versions.index(stated))
-            v.fail("proof.fix_from", f"the fix does not run clean in torch {bad}: {describe(after[bad])}")
-        elif first_clean != stated:
-            v.fail("proof.fix_from", f"the fix already runs clean from torch {first_clean}, not only from {proof.fix_from}")
+        elif first_ok is None or versions.index(first_ok) > versions.index(stated):
+            bad = next(w for w in reversed(versions) if not ok(w) and versions.index(w) >= versions.index(stated))
+            v.fail("proof.fix_warns" if minor(bad) in warns else "proof.fix_from",
+                   f"the fix does not run clean in torch {bad}: it {describe(after[bad])}"
+                   + (" (fix_warns allows only warnings the default filters hide)" if minor(bad) in warns else ""))
+        elif first_ok != stated:
+            v.fail("proof.fix_from", f"the fix already runs clean from torch {first_ok}, not only from {proof.fix_from}")
+        for w in versions:
+            if minor(w) in warns and after[w].clean:
+                v.fail("proof.fix_warns", f"the fix runs clean in torch {w}: it is no exception")
+        if set(warns) - {minor(w) for w in versions}:
+            v.fail("proof.fix_warns", f"no wheel of {', '.join(sorted(set(warns) - {minor(w) for w in versions}))}")
         if proof.symptom is None and proof.fix_from != release:
             v.fail("proof.fix_from", f"with no symptom, the fix's first release proves the change's release "
                                      f"{release}; it says {proof.fix_from}")
         if v.ok:
             v.fix_range = (proof.fix_from, minor(versions[-1]))
+            v.fix_warnings = [(minor(w), after[w].warnings[0]) for w in versions if minor(w) in warns]
     for k, r in enumerate(proof.rollback):
         _rollback(v, k, r, runs[f"rollback.{k}"], proof.symptom, versions[i:], removed_in)
     return v
