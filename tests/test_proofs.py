@@ -130,7 +130,7 @@ def test_a_release_where_the_fix_warns_is_named_or_it_stops_the_build(locks):
     fix_warns names 1.3, and naming a release where the fix is clean is refused too."""
     v = judge(_proof(fix_warns=["1.3"]), "1.2", VERSIONS, locks)
     assert v.ok and v.fix_range == ("1.0", "1.3")
-    assert v.fix_warnings == [("1.3", ("DeprecationWarning", "load is deprecated", False))]
+    assert v.fix_warnings == [("1.3", "1.3", ("DeprecationWarning", "load is deprecated", False))]
     wrong = judge(_proof(fix_warns=["1.1", "1.3"]), "1.2", VERSIONS, locks)
     assert ("proof.fix_warns", "the fix runs clean in torch 1.1.0: it is no exception") in wrong.problems
 

@@ -1313,7 +1313,8 @@
       if (!m) return true;
       if (m[1] === undefined) return false;
       var ids = m[1].split(",").map(function (x) { return x.trim(); });
-      return !(ids.indexOf(f[2].change) >= 0 || ids.indexOf(f[2].id) >= 0);
+      return !(ids.indexOf(f[2].change) >= 0 || ids.indexOf(f[2].id) >= 0 ||
+               (f[2].was || []).some(function (w) { return ids.indexOf(w) >= 0; }));   // a renamed change's old id
     });
   }
 

@@ -41,6 +41,8 @@ def fact_hash(c: Change) -> str:
     for n in d.get("notes") or []:   # and so does a note that names no earlier wheel
         if n.get("earlier") is None:
             n.pop("earlier", None)
+    if d.get("proof") is None:       # and a change with no proof (what a proof shows does move it)
+        d.pop("proof", None)
     body = json.dumps(d, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(body.encode()).hexdigest()[:12]
 

@@ -99,7 +99,7 @@ class ProofVerdict:
     shown: Optional[bool] = None                     # the symptom warning printed under default filters
     fix_first: Optional[str] = None                  # the oldest wheel from which the fix runs clean to the newest
     fix_range: tuple = ()                            # (first release, newest release) the fix is proven in
-    fix_warnings: list = field(default_factory=list) # (release, (category, message, shown)) of fix_warns
+    fix_warnings: list = field(default_factory=list) # (first, last release, (category, message, shown)) of fix_warns
     rollbacks: list = field(default_factory=list)    # (switch, first release, last release) each is proven to work in
     python: str = ""                                 # the CPython the proofs ran on (the locks' header)
     code: Optional[str] = None                       # the code run for the symptom (the page's fix.before, or the proof's own)
@@ -201,7 +201,14 @@ def judge(change, release: str, versions: list[str], locks: dict) -> ProofVerdic
                                      f"{release}; it says {proof.fix_from}")
         if v.ok:
             v.fix_range = (proof.fix_from, minor(versions[-1]))
-            v.fix_warnings = [(minor(w), after[w].warnings[0]) for w in versions if minor(w) in warns]
+            for w in versions:          # consecutive releases with the same first warning: one range
+                if minor(w) in warns:
+                    first = after[w].warnings[0]
+                    if v.fix_warnings and v.fix_warnings[-1][2] == first and v.fix_warnings[-1][3] == versions.index(w) - 1:
+                        v.fix_warnings[-1] = (v.fix_warnings[-1][0], minor(w), first, versions.index(w))
+                    else:
+                        v.fix_warnings.append((minor(w), minor(w), first, versions.index(w)))
+            v.fix_warnings = [(a, b, first) for a, b, first, _ in v.fix_warnings]
     for k, r in enumerate(proof.rollback):
         _rollback(v, k, r, runs[f"rollback.{k}"], proof.symptom, versions[i:], removed_in)
     return v
