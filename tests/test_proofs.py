@@ -191,8 +191,10 @@ def test_a_contradicted_proof_stops_the_build_naming_file_change_and_field(data_
     cid, version = proven[0]
     f = data_copy / "releases" / f"{version}.yaml"
     c = next(c for r in fb.releases for c in r.changes if c.id == cid)
-    f.write_text(f.read_text(encoding="utf-8").replace(c.proof.symptom.message, c.proof.symptom.message + " (planted)", 1),
-                 encoding="utf-8")
+    text = f.read_text(encoding="utf-8")
+    quoted = f'message: "{c.proof.symptom.message}"'      # the symptom's own line, not a value that shares its words
+    assert text.count(quoted) == 1, quoted
+    f.write_text(text.replace(quoted, f'message: "{c.proof.symptom.message} (planted)"'), encoding="utf-8")
     with pytest.raises(DataError) as info:
         validate(load(data_copy))
     assert any(p.startswith(f"data/releases/{version}.yaml: {cid}: proof.symptom: torch ") for p in info.value.problems)
