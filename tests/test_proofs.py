@@ -95,6 +95,15 @@ def test_a_true_proof_passes_and_says_what_each_release_did(locks):
     assert w.ok and w.shown is True and w.first == "1.1.0"
 
 
+def test_terminal_codes_in_a_message_are_not_shown(locks):
+    """2.6.0's weights_only error bolds a phrase with terminal codes: the page and the symptom
+    match read the text without them; the lock keeps what the release printed."""
+    planted = copy.deepcopy(locks)
+    planted["1.2.0"]["outcomes"][digest(CODE)]["error"] = "TypeError: flag is \x1b[1mrequired\x1b[0m now"
+    v = judge(_proof(), "1.2", VERSIONS[:3], planted)
+    assert v.ok and v.now.error == "TypeError: flag is required now"
+
+
 def test_a_planted_false_symptom_stops_it(locks):
     v = judge(_proof(symptom={"error": "TypeError", "message": "flag is missing"}), "1.2", VERSIONS[:3], locks)
     assert not v.ok and v.problems[0][0] == "proof.symptom" and "does not show it" in v.problems[0][1]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -72,8 +73,18 @@ class Run:
         return self.error is None and not self.warnings
 
 
+#: a terminal's colour and style codes, which some releases put in their messages (2.6's weights_only
+#: error bolds a phrase): the lock keeps what the release printed, pages and matching read the text
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _plain(text):
+    return _ANSI.sub("", text) if isinstance(text, str) else text
+
+
 def _run(wheel: str, o: dict) -> Run:
-    return Run(wheel, o.get("error"), tuple(tuple(w) for w in o.get("warnings", ())), tuple(o.get("stdout", ())))
+    return Run(wheel, _plain(o.get("error")), tuple((c, _plain(m), shown) for c, m, shown in o.get("warnings", ())),
+               tuple(_plain(x) for x in o.get("stdout", ())))
 
 
 def matches(symptom, run: Run) -> Optional[tuple]:
