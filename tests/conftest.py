@@ -73,7 +73,11 @@ def small_history(repo: Path) -> Path:
     (data / "ledger.yaml").unlink(missing_ok=True)
     ledger = data / "published_ids.yaml"
     text = ledger.read_text(encoding="utf-8")
-    text = re.sub(r"^  - (\S+)\n", lambda m: "" if m.group(1) in gone else m.group(0), text, flags=re.M)
+    # a redirect to a change no longer there goes, with the published id it kept working
+    moved = {a for a, b in re.findall(r"^  (\S+): (\S+)$", text, flags=re.M) if b in gone}
+    text = re.sub(r"^  (\S+): (\S+)\n", lambda m: "" if m.group(2) in gone else m.group(0), text, flags=re.M)
+    text = re.sub(r"^  - (\S+)\n", lambda m: "" if m.group(1) in gone or m.group(1) in moved else m.group(0), text, flags=re.M)
+    text = re.sub(r"^redirects:\n(?!  )", "redirects: {}\n", text, flags=re.M)
     ledger.write_text(text, encoding="utf-8")
     wheels = data / "wheels.yaml"
     text = wheels.read_text(encoding="utf-8")

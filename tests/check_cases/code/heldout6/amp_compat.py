@@ -88,7 +88,7 @@ class CheckpointedBlock(nn.Module):
 
     def forward(self, x):
         if self.training:
-            return checkpoint(self.inner, x)  # expect: call 22-checkpoint-use-reentrant
+            return checkpoint(self.inner, x)  # expect: call 21-checkpoint-use-reentrant
         return self.inner(x)
 
 
@@ -104,14 +104,14 @@ def checkpoint_stack(layers: Sequence[nn.Module], x):
 
 def safe_checkpoint(block: nn.Module, x):
     try:
-        return torch.utils.checkpoint.checkpoint(block, x)  # expect: call 22-checkpoint-use-reentrant
+        return torch.utils.checkpoint.checkpoint(block, x)  # expect: call 21-checkpoint-use-reentrant
     except ValueError:
         log.warning("checkpoint rejected the inputs of %s; running it plainly", type(block).__name__)
         return block(x)
 
 
 def head_forward(head: nn.Module, x):
-    return checkpoint(head, x)  # atlas: ignore[24-amp-device-specific]  # expect: call 22-checkpoint-use-reentrant
+    return checkpoint(head, x)  # atlas: ignore[24-amp-device-specific]  # expect: call 21-checkpoint-use-reentrant
 
 
 def load_warm_start(path: str, model: nn.Module):

@@ -76,7 +76,7 @@ class Trainer:
     def _forward_blocks(self, x):
         for i, block in enumerate(self.model.blocks):
             if self.cfg.grad_ckpt and i % 2 == 0:
-                x = checkpoint(block, x)  # expect: call 22-checkpoint-use-reentrant
+                x = checkpoint(block, x)  # expect: call 21-checkpoint-use-reentrant
             elif self.cfg.grad_ckpt:
                 x = checkpoint(block, x, use_reentrant=False)
             else:

@@ -75,7 +75,7 @@ def checkpoint_block(block, *args, save_policy=None):
             context_fn=lambda: torch.utils.checkpoint.create_selective_checkpoint_contexts(save_policy),  # expect: call 215-sac-ordered-effects guarded
         )
     else:
-        return torch.utils.checkpoint.checkpoint(block, *args)  # expect: call 22-checkpoint-use-reentrant guarded
+        return torch.utils.checkpoint.checkpoint(block, *args)  # expect: call 21-checkpoint-use-reentrant guarded
 
 
 # ---------------------------------------------------------------- attention
