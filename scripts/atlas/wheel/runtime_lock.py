@@ -147,8 +147,15 @@ def _compare(lock: Path, out: Path, what: str, problems: list[str]) -> None:
     if not lock.exists():
         problems.append(f"{lock.relative_to(DATA.parent)}: missing; run: atlas {what}")
     elif lock.read_text(encoding="utf-8") != out.read_text(encoding="utf-8"):
-        problems.append(f"{lock.relative_to(DATA.parent)}: differs from the release installed; see: diff against "
-                        f"a fresh `atlas {what}`")
+        detail = ""
+        if lock.name.startswith("proofs-"):    # name the snippets and the fields that moved
+            a = json.loads(lock.read_text(encoding="utf-8")).get("outcomes", {})
+            b = json.loads(out.read_text(encoding="utf-8")).get("outcomes", {})
+            moved = [f"{', '.join((a.get(k) or b.get(k))['for'])} ({', '.join(f for f in ('error', 'warnings', 'stdout', 'stderr') if (a.get(k) or {}).get(f) != (b.get(k) or {}).get(f))})"
+                     for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+            detail = ": " + "; ".join(moved[:5])
+        problems.append(f"{lock.relative_to(DATA.parent)}: differs from the release installed{detail}; see: diff "
+                        f"against a fresh `atlas {what}`")
 
 
 def _versions(fb, versions: list[str]) -> list[str]:
