@@ -157,7 +157,10 @@ def test_every_page_links_its_languages_feed(built_site, site_pages, lang):
     pages = [p for p in (built_site / prefix(lang)).rglob("index.html")
              if lang != "en" or p.relative_to(built_site).parts[0] not in ("zh", "ru", "id")]
     assert len(pages) > 50
-    for p in pages:
+    # a renamed change's old URL is a bare redirect page (data/published_ids.yaml), not a page to read
+    redirects = [p for p in pages if 'http-equiv="refresh"' in p.read_text(encoding="utf-8")[:600]]
+    assert len(redirects) < 10
+    for p in sorted(set(pages) - set(redirects)):
         feeds = [link for link in site_pages[str(p.relative_to(built_site))].links if link.get("type") == "application/atom+xml"]
         assert len(feeds) == 1 and feeds[0].get("rel") == "alternate", p
         target = (p.parent / feeds[0]["href"]).resolve()

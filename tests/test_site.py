@@ -54,7 +54,7 @@ def test_every_published_id_resolves_in_every_language(built_site, factbase, lan
         target = page(built_site, lang, f"changes/{cid}")
         assert target.exists(), f"/{prefix(lang)}changes/{cid}/ is gone; add a redirect in data/published_ids.yaml"
         if cid in redirects:
-            assert f"changes/{redirects[cid]}/" in target.read_text(encoding="utf-8")
+            assert f"{redirects[cid]}/" in target.read_text(encoding="utf-8")   # a relative link to the new page
 
 
 def test_every_change_has_a_page_in_every_language(built_site, factbase):
@@ -278,8 +278,8 @@ def test_renamed_change_redirects_in_every_language(data_copy, tmp_path):
     with pytest.raises(DataError) as info:
         steps.pipeline(load(data_copy))
     assert any("215-dcp-strides: published" in p for p in info.value.problems), "rename without redirect must fail"
-    ledger.write_text(ledger.read_text(encoding="utf-8").replace("redirects: {}", "redirects:\n  215-dcp-strides: 215-dcp-stride-metadata"),
-                      encoding="utf-8")
+    text = ledger.read_text(encoding="utf-8").replace("redirects: {}", "redirects:")
+    ledger.write_text(text.replace("\nredirects:", "\nredirects:\n  215-dcp-strides: 215-dcp-stride-metadata", 1), encoding="utf-8")
     built = steps.pipeline(load(data_copy))
     atlas, pages = built.atlas, built.pages
     out = tmp_path / "site"
@@ -356,6 +356,8 @@ def test_the_footer_and_the_heading_anchors_speak_the_pages_language(built_site,
     anchors = 0
     for p in pages[:400]:
         text = p.read_text(encoding="utf-8")
+        if 'http-equiv="refresh"' in text[:600]:    # a renamed change's old URL: a bare redirect page
+            continue
         assert 'class="md-copyright__highlight"' in text, p
         anchors += text.count('class="headerlink"')
         if lang != "en":
