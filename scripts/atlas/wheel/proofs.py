@@ -108,7 +108,6 @@ class ProofVerdict:
     now: Optional[Run] = None                        # code in the change's release
     first: Optional[str] = None                      # the first wheel of the unbroken run up to the change's that shows it
     shown: Optional[bool] = None                     # the symptom warning printed under default filters
-    fix_first: Optional[str] = None                  # the oldest wheel from which the fix runs clean to the newest
     fix_range: tuple = ()                            # (first release, newest release) the fix is proven in
     fix_warnings: list = field(default_factory=list) # (first, last release, (category, message, shown)) of fix_warns
     rollbacks: list = field(default_factory=list)    # (switch, first release, last release) each is proven to work in
@@ -191,7 +190,6 @@ def judge(change, release: str, versions: list[str], locks: dict) -> ProofVerdic
             if not ok(w):
                 break
             first_ok = w
-        v.fix_first = first_ok
         stated = next((w for w in versions if minor(w) == proof.fix_from), None)
         if stated is None:
             v.fail("proof.fix_from", f"no wheel of {proof.fix_from} in data/wheels.yaml")
