@@ -138,15 +138,19 @@ def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
             "dropped": [{"what": d.label, "values": _plain(d.values), "from_wheels": d.wheel, "now": d.now or None}
                         for d in up.dropped_items],
             "dropped_complete": up.knows_all,
+            "builds_ended": [dict(e.__dict__) for e in up.builds_ended],
         }
     official = [_official(v, urls) for v in atlas.official.values()]
     by_version = {o["release"]: o for o in official}
     for r in releases:
         r["official"] = by_version.get(r["version"])
+        r["builds"] = [b.as_json() for b in atlas.builds.get(r["version"], [])]
+    # every release of the history (curated or known from its wheel): its builds, as enrich derives them
+    build_matrix = {v: [b.as_json() for b in rows] for v, rows in atlas.builds.items()}
     files = ["releases.json", "changes.json", "faq.json", "errors.json", "official.json"] + [f"upgrades/{s}.json" for s in upgrades]
     out = {
         "index.json": {"files": files, "wheels": atlas.lock.get("wheels", {}), "languages": list(LANGS), "docs": urls("api/")},
-        "releases.json": {"releases": releases},
+        "releases.json": {"releases": releases, "builds": build_matrix},
         "changes.json": {"changes": changes},
         "faq.json": {"faq": faq},
         "errors.json": {"errors": errors},

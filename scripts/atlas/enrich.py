@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Optional
 
+from .builds import builds_ended, builds_of
 from .keys import version_key
 from .schema import (
     LEDGER_KINDS,
@@ -103,6 +104,7 @@ class Upgrade:
     api_diff: Optional[dict] = None   # evidence: public API diff of the two releases' wheels (see _api_diff)
     meta: list[MetaRow] = field(default_factory=list)   # the two wheels' METADATA side by side (history.meta_diff)
     partial: frozenset = frozenset()  # the curated releases whose facts are not an account of the release (partial_releases)
+    builds_ended: list = field(default_factory=list)   # builds.BuildEnd on the way: builds that end, GPU generations that lose one
 
     @property
     def uncovered(self) -> list[Point]:
@@ -340,6 +342,7 @@ class Atlas:
     upgrades_from: dict[str, list[Upgrade]] = field(default_factory=dict)   # version -> its upgrades, newest target first
     upgrade_into: dict[str, Optional[Upgrade]] = field(default_factory=dict)   # version -> upgrade from the release before
     official: dict[str, OfficialView] = field(default_factory=dict)   # version -> its official notes' ledger (2.1-2.12)
+    builds: dict[str, list] = field(default_factory=dict)   # version -> [builds.BuildView] of data/builds.yaml, derived
 
     def check_wheels(self, c: Change) -> list[str]:
         """The wheels a change's check table shows: the one before its release, its release's
@@ -599,6 +602,24 @@ def _name_links(checks: dict[str, list[Verdict]], types: dict[str, str]) -> dict
     return dict(links)
 
 
+def release_builds(fb: FactBase, versions: list[str], lock: dict) -> dict[str, list]:
+    """Every release's builds (data/builds.yaml) with what the wheel and the driver table add: the
+    default build, its own architectures, Pythons and tags, the pip command, the driver floors."""
+    if fb.builds is None:
+        return {}
+    wheel_versions = fb.wheels.versions if fb.wheels else []
+    sources = {s.id: (s.url, s.title) for s in fb.builds.sources}
+    sources.update({s.id: (s.url or "", s.title or s.id) for s in fb.sources.sources})
+    drivers = fb.gpus.cuda_drivers if fb.gpus is not None else []
+    out = {}
+    for v in versions:
+        w = wheel_of(v, wheel_versions)
+        wheel = ((lock or {}).get("wheels") or {}).get(w) if w else None
+        pw = (((lock or {}).get("registry") or {}).get("platform_wheels") or {}).get(w) or {}
+        out[v] = builds_of(fb.builds, v, wheel, drivers, pw, sources)
+    return out
+
+
 def partial_releases(fb: FactBase) -> frozenset:
     """The curated releases whose facts are not an account of the whole release: a selection of
     hazards from PyTorch's own pages (``selected: true``), or what articles about other releases
@@ -619,6 +640,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     _defaults(points, fb.runtimes, claimed)
     upgrades = []
     partial = partial_releases(fb)
+    per_release = release_builds(fb, [p.version for p in points], lock)
     for old, new in combinations(points, 2):
         steps = oldest_between(old, new, points)
         breaking = [c for p in steps for c in p.changes if c.is_breaking]
@@ -629,6 +651,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
             matrix=matrix_diff(old.release, new.release) if old.release and new.release else [], rollbacks=rollbacks,
             checklist=sorted(breaking, key=lambda c: _checklist_key(c, rel_of)),
             meta=meta_diff(old.wheel, new.wheel), partial=partial,
+            builds_ended=builds_ended(per_release, [(p.previous, p.version) for p in steps if p.previous], fb.gpus),
         ))
     errors = sorted(
         ((e.message, e.origin, c) for r in oldest_first for c in r.changes for e in c.errors),
@@ -675,6 +698,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
         latest_upgrade_slug=upgrade_slug(latest.previous, latest.version) if latest.previous else None,
         views={r.version: release_view(r, areas) for r in newest}, sources_view=sources_view(newest, cites),
         official=official_views(fb.official, {c.id: c for c in all_changes}),
+        builds=per_release,
     )
     by_pair = {(u.old.version, u.new.version): u for u in upgrades}
     atlas.grid_columns = points[1:]

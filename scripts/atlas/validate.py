@@ -34,6 +34,7 @@ from typing import Any, Literal, Optional
 from pydantic import TypeAdapter, ValidationError
 
 from . import plural, provenance, search_data
+from .builds import check as check_builds
 from .gpus import GpuTable
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
 from .langs import LANGS, SOURCE, TRANSLATED
@@ -91,6 +92,7 @@ class FactBase:
     ui_forms: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)  # lang -> key -> plural forms (plural.py); ui holds "other"
     proofs: dict[str, Any] = field(default_factory=dict)                   # change id -> wheel.proofs.ProofVerdict of its proof:
     official: Optional[OfficialLedger] = None                              # data/ledger.yaml: the official notes' items
+    builds: Any = None                                                     # data/builds.yaml: a builds.BuildMatrix
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -478,13 +480,14 @@ def validate(raw: RawData, sources_dir: Path | None = None, judge_proofs: bool =
     updated = _parse(TypeAdapter(dict[str, UpdatedEntry]), updated_raw or {}, updated_file, problems) or {}
     gpus_file, gpus_raw = raw.gpus
     gpus = _parse(GpuTable, gpus_raw, gpus_file, problems) if gpus_raw is not None else None
+    builds = check_builds(*raw.builds, source_ids, problems) if raw.builds[0] else None
 
     if problems:
         raise DataError(problems)
     return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources,
                     wheels, lock.model_dump() if lock else {}, report, glossary, search, claims, surfaces,
                     {k: v.model_dump(exclude_none=True) for k, v in updated.items()}, gpus, runtimes, deprecations,
-                    confirmations, ui_forms, proofs, official)
+                    confirmations, ui_forms, proofs, official, builds)
 
 
 def _prove(releases: list[Release], files: dict[str, str], wheels: Wheels | None, locks: dict,
