@@ -343,6 +343,23 @@ class Atlas:
     upgrade_into: dict[str, Optional[Upgrade]] = field(default_factory=dict)   # version -> upgrade from the release before
     official: dict[str, OfficialView] = field(default_factory=dict)   # version -> its official notes' ledger (2.1-2.12)
     builds: dict[str, list] = field(default_factory=dict)   # version -> [builds.BuildView] of data/builds.yaml, derived
+    #: the packages built against torch (companions/pairing.py): every final release with its torch
+    #: specifier and basis, the matrix (package -> torch minor -> releases), the packages in order
+    companion_rows: list = field(default_factory=list)
+    companion_matrix: dict = field(default_factory=dict)
+    companion_packages: list[str] = field(default_factory=list)
+    #: torch minor -> its support window (endoflife.date's fields), computed, never stored
+    support: dict = field(default_factory=dict)
+
+    def companions_for(self, version: str) -> list[tuple[str, list]]:
+        """(package, its releases that admit torch ``version``, newest last) for every package, in order."""
+        return [(p, self.companion_matrix.get(p, {}).get(version, [])) for p in self.companion_packages]
+
+    def companion_upgrade(self, old: str, new: str) -> list[tuple[str, list, list]]:
+        """(package, its releases for ``old``, for ``new``) for every package that has a release for either."""
+        return [(p, self.companion_matrix.get(p, {}).get(old, []), self.companion_matrix.get(p, {}).get(new, []))
+                for p in self.companion_packages
+                if self.companion_matrix.get(p, {}).get(old) or self.companion_matrix.get(p, {}).get(new)]
 
     def check_wheels(self, c: Change) -> list[str]:
         """The wheels a change's check table shows: the one before its release, its release's
@@ -700,6 +717,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
         official=official_views(fb.official, {c.id: c for c in all_changes}),
         builds=per_release,
     )
+    _companions(atlas, fb, lock, [p.version for p in points])
     by_pair = {(u.old.version, u.new.version): u for u in upgrades}
     atlas.grid_columns = points[1:]
     atlas.upgrade_grid = [(a, [by_pair.get((a.version, b.version)) for b in points[1:]]) for a in points[:-1]]
@@ -711,3 +729,28 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
         atlas.evidence_tally[r.version] = tally
         atlas.contradicted[r.version] = [c for c in r.changes if atlas.evidence_status(c) == "contradicted"]
     return atlas
+
+
+def build_date() -> dt.date:
+    """The day a build speaks of ("supported today"): SOURCE_DATE_EPOCH (the last commit, so a
+    build is reproducible), else today in UTC."""
+    import os
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    return dt.datetime.fromtimestamp(int(epoch), dt.UTC).date() if epoch else dt.datetime.now(dt.UTC).date()
+
+
+def _companions(atlas: Atlas, fb: FactBase, lock: dict, minors: list[str]) -> None:
+    """The companion rows, their matrix over the history's minors, and the support windows: all
+    derived from data/companions.lock.yaml, data/companions.yaml and torch's own pins."""
+    from .companions import pairing
+
+    if fb.companions is None:
+        return
+    pins = {v: w.get("requires_dist") or [] for v, w in (lock.get("wheels") or {}).items()}
+    rows = pairing.rows(fb.companions_lock, fb.companions, pins)
+    torch_releases = ((fb.companions_lock.get("packages") or {}).get(pairing.TORCH) or {}).get("releases") or {}
+    atlas.companion_rows = rows
+    atlas.companion_packages = [p.name for p in fb.companions.packages]
+    atlas.companion_matrix = pairing.matrix(rows, list(torch_releases), minors)
+    atlas.support = {w.cycle: w for w in pairing.support(torch_releases, minors, build_date())}
