@@ -83,6 +83,48 @@ def test_vllm_has_no_release_for_2_15(atlas, pages):
     assert "no release yet" in row
 
 
+def _cell(page, package, torch):
+    row = page[page.index(f'<tr data-package="{package}" data-torch="{torch}">'):].split("</tr>", 1)[0]
+    return row
+
+
+def test_a_package_that_declares_no_torch_is_not_a_package_with_no_release(atlas, pages):
+    """transformers declares torch only behind extras (``torch>=2.6; extra == "torch"``) and deepspeed's
+    newest releases not at all: neither is "no release yet" at any torch release, which is for a
+    package whose releases all declare a range and none admits it (vllm at 2.15). The page says the
+    package declares no torch version and shows the signal the atlas has, with its cite."""
+    comp = pages["en/companions/index.md"]
+    for p in atlas.history:
+        for pkg in ("transformers", "deepspeed"):
+            cell = atlas.companion_cells[(pkg, p.version)]
+            assert cell.state == "undeclared" and not cell.rows, (pkg, p.version)
+            row = _cell(comp, pkg, p.version)
+            assert "no release yet" not in row and "declares no torch version" in row, row
+    row = _cell(comp, "transformers", "2.15")
+    assert "only an extra asks for torch" in row and "extra &#61;&#61; &quot;torch&quot;" in row
+    assert _cell(comp, "flash-attn", "2.15").count("built at install") == 1
+    assert "no release yet" in _cell(comp, "vllm", "2.15")      # a pinning package with no release for 2.15
+    rel = pages["en/releases/2.15.md"]
+    sec = rel[rel.index("{ #companions }"):]
+    tr = sec[sec.index("<code>transformers</code>"):].split("</tr>", 1)[0]
+    assert "no release yet" not in tr and "declares no torch version" in tr
+
+
+def test_an_undeclared_release_counts_only_in_its_torch_minors_window():
+    """The releases a cell names are those current in the minor's support window: uploaded in it, or
+    the newest before it opened; an old undeclared release does not make a later minor 'undeclared'."""
+    w = {"9.0": pairing.Window("9.0", dt.date(2026, 1, 1), "9.0.0", dt.date(2026, 1, 1), dt.date(2026, 3, 1), True),
+         "9.1": pairing.Window("9.1", dt.date(2026, 3, 1), "9.1.0", dt.date(2026, 3, 1), None, False)}
+    old = pairing.Row("p", "1.0", "2025-06-01", None, "none", "")
+    pinned = pairing.Row("p", "2.0", "2026-01-05", "==9.0.0", "metadata", "x", minors=["9.0"])
+    cells = pairing.cells([old, pinned], ["p"], {"p": {"9.0": [pinned]}}, w)
+    assert cells[("p", "9.0")].state == "versions"
+    assert cells[("p", "9.1")].state == "none"          # 2.0 pins 9.0 and is the newest before 9.1
+    late = pairing.Row("p", "3.0", "2026-04-01", None, "none", "")
+    cells = pairing.cells([old, pinned, late], ["p"], {"p": {"9.0": [pinned]}}, w)
+    assert cells[("p", "9.1")].state == "undeclared" and cells[("p", "9.1")].undeclared == [late]
+
+
 def test_declared_none_is_corrected_with_its_source(atlas):
     """torchaudio 2.11.0 declares no torch; data/companions.yaml corrects it, citing the lock."""
     row = _row(atlas, "torchaudio", "2.11.0")

@@ -105,6 +105,8 @@ class Upgrade:
     meta: list[MetaRow] = field(default_factory=list)   # the two wheels' METADATA side by side (history.meta_diff)
     partial: frozenset = frozenset()  # the curated releases whose facts are not an account of the release (partial_releases)
     builds_ended: list = field(default_factory=list)   # builds.BuildEnd on the way: builds that end, GPU generations that lose one
+    #: (package, pairing.Cell at old, at new) for every companion package with a release for either end
+    companions: list = field(default_factory=list)
 
     @property
     def uncovered(self) -> list[Point]:
@@ -194,7 +196,10 @@ class Upgrade:
         out = [("checklist", "upgrade.checklist")]
         if self.matrix:
             out.append(("matrix", "upgrade.matrix"))
-        out += [("metadata", "upgrade.meta"), ("dropped", "upgrade.dropped"), ("rollbacks", "upgrade.rollbacks")]
+        out += [("metadata", "upgrade.meta"), ("builds", "upgrade.builds")]
+        if self.companions:
+            out.append(("companions", "companions.upgrade"))
+        out += [("dropped", "upgrade.dropped"), ("rollbacks", "upgrade.rollbacks")]
         if self.deprecations or self.deprecations_unread:
             out.append(("deprecations", "upgrade.deprecations"))
         return out + [("api-diff", "apidiff.title")]
@@ -348,18 +353,21 @@ class Atlas:
     companion_rows: list = field(default_factory=list)
     companion_matrix: dict = field(default_factory=dict)
     companion_packages: list[str] = field(default_factory=list)
+    #: (package, torch minor) -> pairing.Cell: the releases that admit it, or the undeclared ones current then
+    companion_cells: dict = field(default_factory=dict)
     #: torch minor -> its support window (endoflife.date's fields), computed, never stored
     support: dict = field(default_factory=dict)
 
-    def companions_for(self, version: str) -> list[tuple[str, list]]:
-        """(package, its releases that admit torch ``version``, newest last) for every package, in order."""
-        return [(p, self.companion_matrix.get(p, {}).get(version, [])) for p in self.companion_packages]
+    def companions_for(self, version: str) -> list:
+        """Every package's pairing.Cell at torch ``version``, in the packages' order."""
+        from .companions.pairing import Cell
 
-    def companion_upgrade(self, old: str, new: str) -> list[tuple[str, list, list]]:
-        """(package, its releases for ``old``, for ``new``) for every package that has a release for either."""
-        return [(p, self.companion_matrix.get(p, {}).get(old, []), self.companion_matrix.get(p, {}).get(new, []))
-                for p in self.companion_packages
-                if self.companion_matrix.get(p, {}).get(old) or self.companion_matrix.get(p, {}).get(new)]
+        return [self.companion_cells.get((p, version)) or Cell(p, version) for p in self.companion_packages]
+
+    def companion_upgrade(self, old: str, new: str) -> list[tuple[str, Any, Any]]:
+        """(package, its Cell at ``old``, at ``new``) for every package with a release that admits either."""
+        pairs = zip(self.companions_for(old), self.companions_for(new))
+        return [(o.package, o, n) for o, n in pairs if o.rows or n.rows]
 
     def check_wheels(self, c: Change) -> list[str]:
         """The wheels a change's check table shows: the one before its release, its release's
@@ -754,3 +762,6 @@ def _companions(atlas: Atlas, fb: FactBase, lock: dict, minors: list[str]) -> No
     atlas.companion_packages = [p.name for p in fb.companions.packages]
     atlas.companion_matrix = pairing.matrix(rows, list(torch_releases), minors)
     atlas.support = {w.cycle: w for w in pairing.support(torch_releases, minors, build_date())}
+    atlas.companion_cells = pairing.cells(rows, atlas.companion_packages, atlas.companion_matrix, atlas.support)
+    for u in atlas.upgrades:
+        u.companions = atlas.companion_upgrade(u.old.version, u.new.version)

@@ -35,6 +35,7 @@ class Row:
     cite: str                    # the line the pairing comes from (a METADATA line, a README row, a code line)
     url: Optional[str] = None    # where that line is, when it is not the lock
     declared: list = field(default_factory=list)   # the Requires-Dist lines on torch, verbatim
+    extras: list = field(default_factory=list)     # the Requires-Dist lines on torch behind an extra (``extra == "torch"``)
     tags: list = field(default_factory=list)
     stable_abi: bool = False     # abi3 / py3-none wheels: not tied to one CPython, the sign of a stable-ABI build
     minors: list = field(default_factory=list)     # the torch minors of the history it admits (enrich)
@@ -47,15 +48,16 @@ def _version(v: str) -> Optional[Version]:
         return None
 
 
-def _torch_lines(meta: Optional[dict]) -> list[str]:
-    """The Requires-Dist lines on torch that apply to a plain install (no ``extra ==`` marker)."""
+def _torch_lines(meta: Optional[dict], extras: bool = False) -> list[str]:
+    """The Requires-Dist lines on torch that apply to a plain install (no ``extra ==`` marker), or
+    with ``extras`` those that apply only with an extra (``transformers[torch]``)."""
     out = []
     for line in (meta or {}).get("requires_dist") or []:
         try:
             req = Requirement(line)
         except InvalidRequirement:
             continue
-        if canonicalize_name(req.name) == TORCH and "extra" not in str(req.marker or ""):
+        if canonicalize_name(req.name) == TORCH and ("extra" in str(req.marker or "")) == extras:
             out.append(line)
     return out
 
@@ -109,6 +111,7 @@ def rows(lock: dict, facts, torch_pins: dict[str, list[str]]) -> list[Row]:
             declared = _torch_lines(meta)
             tags = (rel.get("tags") or "").split()
             row = Row(pkg.name, v, rel.get("uploaded"), None, "none", "", declared=declared, tags=tags,
+                      extras=list(dict.fromkeys(_torch_lines(meta, extras=True))),
                       stable_abi=bool(tags) and all("-abi3-" in t or t.startswith("py3") or "-none-" in t for t in tags))
             fix = corrections.get((pkg.name, v))
             code = meta.get("code") or {}
@@ -195,6 +198,59 @@ def matrix(all_rows: list[Row], torch_versions: list[str], minors: list[str]) ->
         row.minors = [m for m in minors if any(admits(row.torch, v) for v in by_minor[m])]
         for m in row.minors:
             out.setdefault(row.package, {}).setdefault(m, []).append(row)
+    return out
+
+
+@dataclass
+class Cell:
+    """What a page says of one package at one torch minor. ``rows``: the releases whose torch
+    specifier admits a final release of the minor (oldest first). When none does, ``undeclared``:
+    the package's releases current in the minor's support window (uploaded in it, or the newest one
+    before it opened) whose torch version is not known (no Requires-Dist on torch, an unversioned
+    ``torch``, or a build at install). A package that declares no torch version is not a package
+    with no release for the minor: only when ``undeclared`` is empty too does a page say so."""
+    package: str
+    minor: str
+    rows: list = field(default_factory=list)
+    undeclared: list = field(default_factory=list)
+
+    @property
+    def state(self) -> str:
+        """versions | undeclared | none (no release works with the minor, as far as any release says)."""
+        return "versions" if self.rows else "undeclared" if self.undeclared else "none"
+
+    @property
+    def signal(self) -> Optional[Row]:
+        """The newest undeclared release, whose other signal (an extra's range, a build at install,
+        an unversioned ``torch``) the page shows with its cite."""
+        return self.undeclared[-1] if self.undeclared else None
+
+
+def current(package_rows: list[Row], start: Optional[dt.date], end: Optional[dt.date]) -> list[Row]:
+    """The releases a user of a torch minor could have had (oldest first): those uploaded in its
+    window [start, end) and the newest uploaded before it opened. No start: every release."""
+    dated = sorted((r for r in package_rows if r.uploaded), key=lambda r: (r.uploaded, Version(r.version)))
+    if start is None:
+        return dated
+    s, e = start.isoformat(), end.isoformat() if end else None
+    before = [r for r in dated if r.uploaded < s]
+    inside = [r for r in dated if r.uploaded >= s and (e is None or r.uploaded < e)]
+    return before[-1:] + inside
+
+
+def cells(all_rows: list[Row], packages: list[str], mtx: dict[str, dict[str, list[Row]]],
+          windows: dict) -> dict[tuple[str, str], Cell]:
+    """(package, torch minor) -> its Cell, for every package and every minor of ``windows``."""
+    by_pkg: dict[str, list[Row]] = {}
+    for r in all_rows:
+        by_pkg.setdefault(r.package, []).append(r)
+    out = {}
+    for p in packages:
+        for m, w in windows.items():
+            admitted = (mtx.get(p) or {}).get(m) or []
+            undeclared = [] if admitted else [r for r in current(by_pkg.get(p, []), w.releaseDate, w.eolFrom)
+                                              if r.torch is None]
+            out[(p, m)] = Cell(p, m, list(admitted), undeclared)
     return out
 
 
