@@ -11,7 +11,7 @@ export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 
 .DEFAULT_GOAL := help
-.PHONY: help serve build test linkcheck lint fuzz check provenance i18n-status stale publish-ids evidence evidence-verify runtime runtime-verify prove bench clean
+.PHONY: help serve build test linkcheck lint fuzz check provenance i18n-status stale publish-ids evidence evidence-verify companions runtime runtime-verify prove bench clean
 
 help: ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -66,6 +66,9 @@ evidence: $(STAMP) ## read the torch wheels from PyPI: API surfaces, every name 
 
 evidence-verify: $(STAMP) ## re-extract everything from the wheels; fail on any difference from the locks (CI)
 	$(ATLAS) evidence --verify
+
+companions: $(STAMP) ## read torchvision, torchaudio, vllm... from the package index (METADATA, tags, upload dates); rewrite data/companions.lock.yaml
+	$(ATLAS) companions
 
 runtime: $(STAMP) ## install each torch release into a throwaway venv, import it, resolve every name; rewrite data/evidence/runtime-*.txt (V="2.6.0 2.15.0": only these)
 	$(ATLAS) runtime $(V)

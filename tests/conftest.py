@@ -87,6 +87,14 @@ def small_history(repo: Path) -> Path:
     assert n == 1 and gone and len(keep) < len(versions), keep
     wheels.write_text(text, encoding="utf-8")
     _trim_probes(data, [v for v in versions if v not in keep])
+    # the build matrix keeps the releases whose wheels stay (their rows cite sources about the
+    # releases dropped above, e.g. 2.11's notes, which would be unknown sources)
+    builds = data / "builds.yaml"
+    if builds.exists():
+        matrix = yaml.safe_load(builds.read_text(encoding="utf-8"))
+        first = (SMALL_FROM[0], SMALL_FROM[1] - 1)
+        matrix["releases"] = [r for r in matrix["releases"] if version_key(str(r["release"]))[:2] >= first]
+        builds.write_text(dump(matrix, sort_keys=False, allow_unicode=True, width=200), encoding="utf-8")
     return repo
 
 

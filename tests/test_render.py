@@ -30,6 +30,7 @@ PAGES = {
     "errors/index.md": "errors", "faq/index.md": "faq", "sources/index.md": "sources", "api.md": "api",
     "check/index.md": "check",
     "releases/2.0.md": "wheel_release", "upgrade/2.0-to-9.1.md": "upgrade",
+    "companions/index.md": "companions",
 }
 
 
@@ -52,6 +53,8 @@ def _fixture_data(tmp_path: Path, release: Path, zh: dict | None = None) -> Path
         (data / "sources.yaml").write_text(dump(doc, allow_unicode=True), encoding="utf-8")
         shutil.copy(GOLDEN / "9.0.yaml", data / "releases" / "9.0.yaml")
         shutil.copy(GOLDEN / "evidence.lock.yaml", data / "evidence.lock.yaml")   # one wheel: a release read from it
+        for name in ("companions.yaml", "companions.lock.yaml"):   # a few packages around 9.0 and 9.1
+            shutil.copy(GOLDEN / name, data / name)
     if zh:
         (data / "translations" / "zh" / "releases").mkdir(parents=True)
         (data / "translations" / "zh" / "releases" / "9.1.yaml").write_text(

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .companions.pairing import PURL
 from .enrich import DIFF_KINDS, Atlas
 from .i18n import text_for
 from .keys import CHANGE_TEXT_EXCLUDE
@@ -138,19 +139,35 @@ def build(atlas: Atlas, site_url: str = DEFAULT_SITE_URL) -> dict[str, Any]:
             "dropped": [{"what": d.label, "values": _plain(d.values), "from_wheels": d.wheel, "now": d.now or None}
                         for d in up.dropped_items],
             "dropped_complete": up.knows_all,
+            "builds_ended": [dict(e.__dict__) for e in up.builds_ended],
         }
     official = [_official(v, urls) for v in atlas.official.values()]
     by_version = {o["release"]: o for o in official}
     for r in releases:
         r["official"] = by_version.get(r["version"])
-    files = ["releases.json", "changes.json", "faq.json", "errors.json", "official.json"] + [f"upgrades/{s}.json" for s in upgrades]
+        r["builds"] = [b.as_json() for b in atlas.builds.get(r["version"], [])]
+    # every release of the history (curated or known from its wheel): its builds, as enrich derives them
+    build_matrix = {v: [b.as_json() for b in rows] for v, rows in atlas.builds.items()}
+    support = [{"cycle": w.cycle, "purl": PURL, "releaseDate": w.releaseDate, "latest": w.latest,
+                "latestReleaseDate": w.latestReleaseDate, "eolFrom": w.eolFrom, "isEol": w.isEol}
+               for w in atlas.support.values()]
+    companions = {"packages": atlas.companion_packages, "support": support,
+                  "releases": [{"package": r.package, "version": r.version, "uploaded": r.uploaded, "torch": r.torch,
+                                "basis": r.basis, "cite": r.cite, "url": r.url, "declared": r.declared,
+                                "stable_abi": r.stable_abi, "torch_minors": r.minors} for r in atlas.companion_rows]}
+    for r in releases:
+        w = atlas.support.get(r["version"])
+        r["support"] = _plain(support[list(atlas.support).index(r["version"])]) if w else None
+    files = ["releases.json", "changes.json", "faq.json", "errors.json", "official.json", "companions.json"] + \
+        [f"upgrades/{s}.json" for s in upgrades]
     out = {
         "index.json": {"files": files, "wheels": atlas.lock.get("wheels", {}), "languages": list(LANGS), "docs": urls("api/")},
-        "releases.json": {"releases": releases},
+        "releases.json": {"releases": releases, "builds": build_matrix},
         "changes.json": {"changes": changes},
         "faq.json": {"faq": faq},
         "errors.json": {"errors": errors},
         "official.json": {"releases": official},
+        "companions.json": _plain(companions),
     }
     out.update({f"upgrades/{s}.json": u for s, u in upgrades.items()})
     return {name: {"schema_version": SCHEMA_VERSION, **body} for name, body in out.items()}

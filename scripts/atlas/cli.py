@@ -112,6 +112,12 @@ def cmd_evidence(args) -> int:
     return extract.check() if args.check else extract.run(args.verify)
 
 
+def cmd_companions(args) -> int:
+    from .companions import read_index
+
+    return read_index.run(args.verify)
+
+
 def cmd_runtime(args) -> int:
     from .wheel import runtime_lock
 
@@ -223,6 +229,9 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--check", action="store_true", help="no download: fail if the locks do not match the data")
     g.add_argument("--probes", action="store_true", help="evaluate only what the lock lacks: new or changed probes "
                    "(on the wheels they name), identifiers and error messages without a verdict; rewrite those")
+    p = add("companions", cmd_companions, "read what the package index says of torchvision, torchaudio, vllm... "
+            "(METADATA, wheel tags, upload dates); rewrite data/companions.lock.yaml (or --verify)")
+    p.add_argument("--verify", action="store_true", help="read again and fail on any difference from the lock (CI)")
     p = add("runtime", cmd_runtime, "install each torch release into a throwaway venv and resolve every name "
             "the wheels propose; rewrite data/evidence/runtime-<v>.txt (or --verify)")
     p.add_argument("versions", nargs="*", metavar="VERSION", help="torch versions of data/wheels.yaml (default: all)")

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Optional
 
+from .builds import builds_ended, builds_of
 from .keys import version_key
 from .schema import (
     LEDGER_KINDS,
@@ -103,6 +104,9 @@ class Upgrade:
     api_diff: Optional[dict] = None   # evidence: public API diff of the two releases' wheels (see _api_diff)
     meta: list[MetaRow] = field(default_factory=list)   # the two wheels' METADATA side by side (history.meta_diff)
     partial: frozenset = frozenset()  # the curated releases whose facts are not an account of the release (partial_releases)
+    builds_ended: list = field(default_factory=list)   # builds.BuildEnd on the way: builds that end, GPU generations that lose one
+    #: (package, pairing.Cell at old, at new) for every companion package with a release for either end
+    companions: list = field(default_factory=list)
 
     @property
     def uncovered(self) -> list[Point]:
@@ -192,7 +196,10 @@ class Upgrade:
         out = [("checklist", "upgrade.checklist")]
         if self.matrix:
             out.append(("matrix", "upgrade.matrix"))
-        out += [("metadata", "upgrade.meta"), ("dropped", "upgrade.dropped"), ("rollbacks", "upgrade.rollbacks")]
+        out += [("metadata", "upgrade.meta"), ("builds", "upgrade.builds")]
+        if self.companions:
+            out.append(("companions", "companions.upgrade"))
+        out += [("dropped", "upgrade.dropped"), ("rollbacks", "upgrade.rollbacks")]
         if self.deprecations or self.deprecations_unread:
             out.append(("deprecations", "upgrade.deprecations"))
         return out + [("api-diff", "apidiff.title")]
@@ -340,6 +347,27 @@ class Atlas:
     upgrades_from: dict[str, list[Upgrade]] = field(default_factory=dict)   # version -> its upgrades, newest target first
     upgrade_into: dict[str, Optional[Upgrade]] = field(default_factory=dict)   # version -> upgrade from the release before
     official: dict[str, OfficialView] = field(default_factory=dict)   # version -> its official notes' ledger (2.1-2.12)
+    builds: dict[str, list] = field(default_factory=dict)   # version -> [builds.BuildView] of data/builds.yaml, derived
+    #: the packages built against torch (companions/pairing.py): every final release with its torch
+    #: specifier and basis, the matrix (package -> torch minor -> releases), the packages in order
+    companion_rows: list = field(default_factory=list)
+    companion_matrix: dict = field(default_factory=dict)
+    companion_packages: list[str] = field(default_factory=list)
+    #: (package, torch minor) -> pairing.Cell: the releases that admit it, or the undeclared ones current then
+    companion_cells: dict = field(default_factory=dict)
+    #: torch minor -> its support window (endoflife.date's fields), computed, never stored
+    support: dict = field(default_factory=dict)
+
+    def companions_for(self, version: str) -> list:
+        """Every package's pairing.Cell at torch ``version``, in the packages' order."""
+        from .companions.pairing import Cell
+
+        return [self.companion_cells.get((p, version)) or Cell(p, version) for p in self.companion_packages]
+
+    def companion_upgrade(self, old: str, new: str) -> list[tuple[str, Any, Any]]:
+        """(package, its Cell at ``old``, at ``new``) for every package with a release that admits either."""
+        pairs = zip(self.companions_for(old), self.companions_for(new))
+        return [(o.package, o, n) for o, n in pairs if o.rows or n.rows]
 
     def check_wheels(self, c: Change) -> list[str]:
         """The wheels a change's check table shows: the one before its release, its release's
@@ -599,6 +627,24 @@ def _name_links(checks: dict[str, list[Verdict]], types: dict[str, str]) -> dict
     return dict(links)
 
 
+def release_builds(fb: FactBase, versions: list[str], lock: dict) -> dict[str, list]:
+    """Every release's builds (data/builds.yaml) with what the wheel and the driver table add: the
+    default build, its own architectures, Pythons and tags, the pip command, the driver floors."""
+    if fb.builds is None:
+        return {}
+    wheel_versions = fb.wheels.versions if fb.wheels else []
+    sources = {s.id: (s.url, s.title) for s in fb.builds.sources}
+    sources.update({s.id: (s.url or "", s.title or s.id) for s in fb.sources.sources})
+    drivers = fb.gpus.cuda_drivers if fb.gpus is not None else []
+    out = {}
+    for v in versions:
+        w = wheel_of(v, wheel_versions)
+        wheel = ((lock or {}).get("wheels") or {}).get(w) if w else None
+        pw = (((lock or {}).get("registry") or {}).get("platform_wheels") or {}).get(w) or {}
+        out[v] = builds_of(fb.builds, v, wheel, drivers, pw, sources)
+    return out
+
+
 def partial_releases(fb: FactBase) -> frozenset:
     """The curated releases whose facts are not an account of the whole release: a selection of
     hazards from PyTorch's own pages (``selected: true``), or what articles about other releases
@@ -619,6 +665,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
     _defaults(points, fb.runtimes, claimed)
     upgrades = []
     partial = partial_releases(fb)
+    per_release = release_builds(fb, [p.version for p in points], lock)
     for old, new in combinations(points, 2):
         steps = oldest_between(old, new, points)
         breaking = [c for p in steps for c in p.changes if c.is_breaking]
@@ -629,6 +676,7 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
             matrix=matrix_diff(old.release, new.release) if old.release and new.release else [], rollbacks=rollbacks,
             checklist=sorted(breaking, key=lambda c: _checklist_key(c, rel_of)),
             meta=meta_diff(old.wheel, new.wheel), partial=partial,
+            builds_ended=builds_ended(per_release, [(p.previous, p.version) for p in steps if p.previous], fb.gpus),
         ))
     errors = sorted(
         ((e.message, e.origin, c) for r in oldest_first for c in r.changes for e in c.errors),
@@ -675,7 +723,9 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
         latest_upgrade_slug=upgrade_slug(latest.previous, latest.version) if latest.previous else None,
         views={r.version: release_view(r, areas) for r in newest}, sources_view=sources_view(newest, cites),
         official=official_views(fb.official, {c.id: c for c in all_changes}),
+        builds=per_release,
     )
+    _companions(atlas, fb, lock, [p.version for p in points])
     by_pair = {(u.old.version, u.new.version): u for u in upgrades}
     atlas.grid_columns = points[1:]
     atlas.upgrade_grid = [(a, [by_pair.get((a.version, b.version)) for b in points[1:]]) for a in points[:-1]]
@@ -687,3 +737,31 @@ def enrich(fb: FactBase, lock: Optional[dict] = None) -> Atlas:
         atlas.evidence_tally[r.version] = tally
         atlas.contradicted[r.version] = [c for c in r.changes if atlas.evidence_status(c) == "contradicted"]
     return atlas
+
+
+def build_date() -> dt.date:
+    """The day a build speaks of ("supported today"): SOURCE_DATE_EPOCH (the last commit, so a
+    build is reproducible), else today in UTC."""
+    import os
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    return dt.datetime.fromtimestamp(int(epoch), dt.UTC).date() if epoch else dt.datetime.now(dt.UTC).date()
+
+
+def _companions(atlas: Atlas, fb: FactBase, lock: dict, minors: list[str]) -> None:
+    """The companion rows, their matrix over the history's minors, and the support windows: all
+    derived from data/companions.lock.yaml, data/companions.yaml and torch's own pins."""
+    from .companions import pairing
+
+    if fb.companions is None:
+        return
+    pins = {v: w.get("requires_dist") or [] for v, w in (lock.get("wheels") or {}).items()}
+    rows = pairing.rows(fb.companions_lock, fb.companions, pins)
+    torch_releases = ((fb.companions_lock.get("packages") or {}).get(pairing.TORCH) or {}).get("releases") or {}
+    atlas.companion_rows = rows
+    atlas.companion_packages = [p.name for p in fb.companions.packages]
+    atlas.companion_matrix = pairing.matrix(rows, list(torch_releases), minors)
+    atlas.support = {w.cycle: w for w in pairing.support(torch_releases, minors, build_date())}
+    atlas.companion_cells = pairing.cells(rows, atlas.companion_packages, atlas.companion_matrix, atlas.support)
+    for u in atlas.upgrades:
+        u.companions = atlas.companion_upgrade(u.old.version, u.new.version)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .langs import LANGS
 
-GENERATED_DIRS = ("changes", "releases", "upgrade", "faq", "errors", "breaking", "sources", "check")
+GENERATED_DIRS = ("changes", "releases", "upgrade", "faq", "errors", "breaking", "sources", "check", "companions")
 GENERATED_FILES = ("index.md", "api.md")
 
 

@@ -72,6 +72,9 @@ class CudaDriver(Strict):
     CUDA runtime (JIT compilation of PTX needs the newer driver of the toolkit itself)."""
     cuda: str = Field(pattern=r"^\d+$")
     min_driver: str = Field(pattern=r"^\d+$")
+    #: the exact floor per OS where the table gives one (11.x: 450.80.02 / 452.39); else ``min_driver``
+    linux: Optional[str] = Field(default=None, pattern=r"^\d+(\.\d+)*$")
+    windows: Optional[str] = Field(default=None, pattern=r"^\d+(\.\d+)*$")
     rule: str = "minor-version-compatibility"
     source: str
     locator: str = Field(min_length=3)

@@ -40,6 +40,9 @@ class RawData:
     claims: tuple[str, Any] = ("", None)                          # data/claims.yaml: what the sources say is new or gone
     updated: tuple[str, Any] = ("", None)                         # data/updated.yaml: when each change last changed
     gpus: tuple[str, Any] = ("", None)                            # data/gpus.yaml: GPU models -> architecture (env check)
+    builds: tuple[str, Any] = ("", None)                          # data/builds.yaml: every build of every release (issue 40)
+    companions: tuple[str, Any] = ("", None)                      # data/companions.yaml: the companion packages' cited signals
+    companions_lock: tuple[str, Any] = ("", None)                 # data/companions.lock.yaml (written by atlas companions)
     surfaces: dict[str, tuple[str, str]] = field(default_factory=dict)  # wheel version -> (path, text) of data/evidence/surface-<v>.txt
     deprecations: dict[str, tuple[str, str]] = field(default_factory=dict)  # wheel version -> (path, text) of data/evidence/deprecations-<v>.tsv
     runtimes: dict[str, tuple[str, str]] = field(default_factory=dict)  # wheel version -> (path, text) of data/evidence/runtime-<v>.txt
@@ -53,7 +56,7 @@ class RawData:
             yield from self.translations[lang].items()
         yield from self.ui.values()
         for pair in (self.sources, self.ledger, self.official, self.ui_sources, self.wheels, self.lock, self.glossary, self.claims,
-                     self.updated, self.gpus):
+                     self.updated, self.gpus, self.builds, self.companions, self.companions_lock):
             if pair[0]:
                 yield pair
         yield from self.extra.items()
@@ -191,9 +194,11 @@ def load(data_dir: Path = DATA) -> RawData:
     raw.wheels = (_rel(wheels, data_dir), _read(wheels, data_dir, problems) if wheels.exists() else None)
     lock = data_dir / "evidence.lock.yaml"
     raw.lock = (_rel(lock, data_dir), _read(lock, data_dir, problems) if lock.exists() else None)
-    for name in ("claims", "updated", "gpus"):
+    for name in ("claims", "updated", "gpus", "builds", "companions"):
         p = data_dir / f"{name}.yaml"
         setattr(raw, name, (_rel(p, data_dir), _read(p, data_dir, problems) if p.exists() else None))
+    p = data_dir / "companions.lock.yaml"
+    raw.companions_lock = (_rel(p, data_dir), _read(p, data_dir, problems) if p.exists() else None)
     for p in sorted((data_dir / "evidence").glob("surface-*.txt")):
         try:
             raw.surfaces[p.name[len("surface-"):-len(".txt")]] = (_rel(p, data_dir), p.read_text(encoding="utf-8"))
@@ -207,7 +212,7 @@ def load(data_dir: Path = DATA) -> RawData:
             except (OSError, UnicodeDecodeError) as exc:
                 problems.append(f"{_rel(p, data_dir)}: -: (whole file): cannot read: {exc}")
     known = {"sources.yaml", "published_ids.yaml", "ledger.yaml", "wheels.yaml", "evidence.lock.yaml", "glossary.yaml", "claims.yaml",
-             "updated.yaml", "gpus.yaml"}
+             "updated.yaml", "gpus.yaml", "builds.yaml", "companions.yaml", "companions.lock.yaml"}
     for p in sorted(data_dir.glob("*.yaml")):
         if p.name not in known:
             raw.extra[_rel(p, data_dir)] = _read(p, data_dir, problems)

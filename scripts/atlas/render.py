@@ -324,6 +324,9 @@ class Renderer:
                           {"title": fmt.render_plain(self.ui["upgrade.pair_title"],
                                                      {"old": up.old.version, "new": up.new.version}, self.lang)},
                           up=up))
+        if a.companion_packages:
+            add(self.page("companions.md.j2", "companions/index.md", "data/companions.yaml",
+                          {"title": self.ui["companions.title"], "description": self.ui["companions.description"]}))
         add(self.page("errors.md.j2", "errors/index.md", "data/releases/*.yaml",
                       {"title": self.ui["errors.title"], "description": self.ui["errors.description"]}))
         add(self.page("faq.md.j2", "faq/index.md", "data/releases/*.yaml",

@@ -711,3 +711,66 @@ def iter_cites(node, owner: str = "", path: str = ""):
     elif isinstance(node, (list, tuple)):
         for i, v in enumerate(node):
             yield from iter_cites(v, owner, f"{path}.{i}")
+
+
+class CompanionPackage(Strict):
+    name: str
+    basis: Literal["metadata", "readme", "code", "torch_pins", "build", "none"]
+
+
+class CompanionReadmeRow(Strict):
+    series: str              # the release series the README names (``0.8`` covers 0.8.0, 0.8.1)
+    torch: str               # a PEP 440 specifier on torch (``==2.9.*``, ``>=2.11``)
+    quote: str               # the README's row, verbatim
+
+
+class CompanionReadme(Strict):
+    package: str
+    url: str
+    rows: list[CompanionReadmeRow]
+
+
+class CompanionBuild(Strict):
+    package: str
+    url: str
+    quote: str
+
+
+class CompanionCorrection(Strict):
+    package: str
+    version: str
+    declared: list[str]      # the Requires-Dist lines on torch its METADATA gives (checked against the lock)
+    torch: str               # what it needs
+    url: str
+    quote: str
+
+
+class CompanionPolicy(Strict):
+    url: str
+    quote: str
+    note: str
+
+
+class CompanionFacts(Strict):
+    """data/companions.yaml: what the companion packages' metadata cannot say, cited."""
+
+    policy: CompanionPolicy
+    packages: list[CompanionPackage]
+    readme: list[CompanionReadme] = []
+    build: list[CompanionBuild] = []
+    corrections: list[CompanionCorrection] = []
+
+
+class CompanionRelease(BaseModel):
+    uploaded: Optional[str]
+    yanked: bool
+    sdist: bool
+    tags: str                # space-separated wheel tags
+    metadata: Optional[dict]
+
+
+class CompanionLock(BaseModel):
+    """data/companions.lock.yaml, as ``atlas companions`` writes it."""
+
+    read: dict
+    packages: dict[str, dict[Literal["releases"], dict[str, CompanionRelease]]]

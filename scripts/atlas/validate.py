@@ -34,6 +34,7 @@ from typing import Any, Literal, Optional
 from pydantic import TypeAdapter, ValidationError
 
 from . import plural, provenance, search_data
+from .builds import check as check_builds
 from .gpus import GpuTable
 from .keys import TextItem, release_texts, scopes, source_texts, version_key
 from .langs import LANGS, SOURCE, TRANSLATED
@@ -44,6 +45,8 @@ from .schema import (
     LEDGER_KINDS,
     LEDGER_REASONS,
     Change,
+    CompanionFacts,
+    CompanionLock,
     Coverage,
     Event,
     Faq,
@@ -91,6 +94,9 @@ class FactBase:
     ui_forms: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)  # lang -> key -> plural forms (plural.py); ui holds "other"
     proofs: dict[str, Any] = field(default_factory=dict)                   # change id -> wheel.proofs.ProofVerdict of its proof:
     official: Optional[OfficialLedger] = None                              # data/ledger.yaml: the official notes' items
+    builds: Any = None                                                     # data/builds.yaml: a builds.BuildMatrix
+    companions: Optional[CompanionFacts] = None                            # data/companions.yaml: cited signals
+    companions_lock: dict[str, Any] = field(default_factory=dict)          # data/companions.lock.yaml
 
     def release(self, version: str) -> Release:
         return next(r for r in self.releases if r.version == version)
@@ -478,13 +484,16 @@ def validate(raw: RawData, sources_dir: Path | None = None, judge_proofs: bool =
     updated = _parse(TypeAdapter(dict[str, UpdatedEntry]), updated_raw or {}, updated_file, problems) or {}
     gpus_file, gpus_raw = raw.gpus
     gpus = _parse(GpuTable, gpus_raw, gpus_file, problems) if gpus_raw is not None else None
+    builds = check_builds(*raw.builds, source_ids, problems) if raw.builds[0] else None
+
+    companions, companions_lock = _check_companions(raw.companions, raw.companions_lock, problems)
 
     if problems:
         raise DataError(problems)
     return FactBase(releases, files, sources, src_file, texts, scope, translations, ui, ledger, ui_sources,
                     wheels, lock.model_dump() if lock else {}, report, glossary, search, claims, surfaces,
                     {k: v.model_dump(exclude_none=True) for k, v in updated.items()}, gpus, runtimes, deprecations,
-                    confirmations, ui_forms, proofs, official)
+                    confirmations, ui_forms, proofs, official, builds, companions, companions_lock)
 
 
 def _prove(releases: list[Release], files: dict[str, str], wheels: Wheels | None, locks: dict,
@@ -622,3 +631,58 @@ def _parse_glossary(file: str, data: Any, problems: list[str]) -> list[GlossaryE
                                     f"rendering to use '{term.use}'")
         entries.append(entry)
     return entries
+
+
+def _check_companions(facts_pair: tuple, lock_pair: tuple, problems: Problems) -> tuple[Optional[CompanionFacts], dict]:
+    """data/companions.yaml against data/companions.lock.yaml: every package it names is in the
+    lock; a README row's specifier parses and its versions occur in its quote; a correction names a
+    release the lock has, and its ``declared`` is what that release's METADATA says (so a correction
+    goes stale, loudly, when the index changes)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    from .companions.pairing import _torch_lines
+
+    facts_file, facts_raw = facts_pair
+    lock_file, lock_raw = lock_pair
+    if facts_raw is None and lock_raw is None:
+        return None, {}
+    if facts_raw is None or lock_raw is None:
+        problems.add(facts_file or lock_file, "-", "(whole file)", "data/companions.yaml and data/companions.lock.yaml "
+                     "go together; run `atlas companions` to write the lock")
+        return None, {}
+    facts = _parse(CompanionFacts, facts_raw, facts_file, problems)
+    lock = _parse(CompanionLock, lock_raw, lock_file, problems)
+    if facts is None or lock is None:
+        return None, {}
+    known = lock_raw["packages"]
+    for i, pkg in enumerate(facts.packages):
+        if pkg.name not in known:
+            problems.add(facts_file, pkg.name, f"packages.{i}", f"not in {lock_file}; run `atlas companions`")
+    named = {p.name for p in facts.packages}
+    for kind, entries in (("readme", facts.readme), ("build", facts.build), ("corrections", facts.corrections)):
+        for i, e in enumerate(entries):
+            if e.package not in named:
+                problems.add(facts_file, e.package, f"{kind}.{i}.package", "not one of `packages:`")
+    for t in facts.readme:
+        for j, row in enumerate(t.rows):
+            try:
+                spec = SpecifierSet(row.torch)
+            except InvalidSpecifier:
+                problems.add(facts_file, t.package, f"rows.{j}.torch", f"not a PEP 440 specifier: {row.torch!r}")
+                continue
+            for s in spec:
+                v = s.version.removesuffix(".*")
+                if not re.search(rf"(?<![\d.]){re.escape(v)}(?![\d])", row.quote):
+                    problems.add(facts_file, t.package, f"rows.{j}.torch", f"{v} does not occur in its quote {row.quote!r}")
+            if not re.search(rf"`{re.escape(row.series)}`", row.quote):
+                problems.add(facts_file, t.package, f"rows.{j}.series", f"{row.series} does not occur in its quote")
+    for i, c in enumerate(facts.corrections):
+        rel = ((known.get(c.package) or {}).get("releases") or {}).get(c.version)
+        if rel is None:
+            problems.add(facts_file, f"{c.package} {c.version}", f"corrections.{i}.version", f"no such release in {lock_file}")
+            continue
+        got = _torch_lines(rel.get("metadata"))
+        if got != c.declared:
+            problems.add(facts_file, f"{c.package} {c.version}", f"corrections.{i}.declared",
+                         f"the lock reads {got}, not {c.declared}: review the correction")
+    return facts, lock_raw
