@@ -106,8 +106,9 @@ def test_import_resolution(rules, factbase, tmp_path):
            f"import {mod} as mk\n"
            f"a = th.cholesky(x)\nb = q(x)\nwith profiler.profile(use_cuda=True): pass\nmk.{last}(l)\n")
     got = hits(rules, tmp_path, src)
-    assert (5, "214-remove-cholesky") in got and (6, "214-remove-qr") in got
-    assert (7, "214-profiler-use-cuda") in got and (2, "214-remove-qr") in got   # the import itself
+    assert (5, "214-remove-cholesky") in got and (7, "214-profiler-use-cuda") in got
+    # one finding per cause: the import is reported, not the use of the name it binds (issue 42)
+    assert (2, "214-remove-qr") in got and (6, "214-remove-qr") not in got
     assert any(line == 8 and rid.startswith(f"api-diff/name/{mod}.{last}") for line, rid in got)
 
 
@@ -539,9 +540,9 @@ def test_the_hazards_of_2_4_to_2_10_are_flagged_with_severity_and_fix(rules, tmp
     got = sorted((f["line"], f["change"], f["severity"]) for f in findings if f["change"] and _before_213(f["change"]))
     assert got == [
         (3, "24-amp-device-specific", "deprecated"),        # the import; "import torch.cuda.amp as amp" names only the module
+        # (not line 16, GradScaler() as a default value: the name line 3 imports; one finding per cause)
         (4, "25-dtensor-public", "deprecated"),
         (9, "26-load-weights-only-default", "breaks"),
-        (16, "24-amp-device-specific", "deprecated"),       # GradScaler() as a default value
         (17, "24-amp-device-specific", "deprecated"),       # amp.autocast through the module alias
         (25, "29-onnx-dynamo-default", "behavior"),
         (27, "210-torchscript-deprecated", "deprecated"),
@@ -552,8 +553,32 @@ def test_the_hazards_of_2_4_to_2_10_are_flagged_with_severity_and_fix(rules, tmp
 
 
 def test_a_hazard_outside_the_upgrade_window_is_not_reported(rules, tmp_path):
+    """Removals and behaviour changes outside (from, to] are not reported; a deprecation made at or
+    before --from that is still in force at --to is, saying since when (issue 42)."""
     findings, _ = scan_text(rules, tmp_path, HAZARDS, frm="2.6", to="2.8")
-    assert not [f for f in findings if f["change"] and _before_213(f["change"])]
+    old = [f for f in findings if f["change"] and _before_213(f["change"])]
+    assert sorted((f["line"], f["change"], f["severity"], f["earlier"]) for f in old) == [
+        (3, "24-amp-device-specific", "deprecated", "2.4"),      # torch.cuda.amp: deprecated in 2.4, still in 2.8
+        (4, "25-dtensor-public", "deprecated", "2.5"),
+        (17, "24-amp-device-specific", "deprecated", "2.4")], old
+    assert all("2.4" in f["earlier_text"] or "2.5" in f["earlier_text"] for f in old)
+    # the same code within the window: no "earlier" marker
+    inside, _ = scan_text(rules, tmp_path, HAZARDS, frm="2.3", to="2.8")
+    assert [f["earlier"] for f in inside if f["change"] == "24-amp-device-specific"] == [None, None]
+
+
+def test_an_earlier_deprecation_is_reported_only_while_in_force():
+    from atlas.atlas_check import earlier_deprecation, rule_severity
+
+    dep = {"severity": "deprecated", "introduced_in": "2.4", "removed_in": "2.9"}
+    assert rule_severity(dep, "2.6", "2.8") == "deprecated" and earlier_deprecation(dep, "2.6", "2.8")
+    assert rule_severity(dep, "2.4", "2.8") == "deprecated" and earlier_deprecation(dep, "2.4", "2.8")   # made in --from itself
+    assert rule_severity(dep, "2.6", "2.9") == "breaks" and not earlier_deprecation(dep, "2.6", "2.9")  # removed in the window
+    assert rule_severity(dep, "2.9", "2.12") is None                  # removed before: the project no longer has it
+    assert rule_severity(dep, "2.8", "2.8") is None                   # no upgrade
+    assert rule_severity({**dep, "back_in": ["2.8"]}, "2.6", "2.8") is None
+    for sev in ("breaks", "behavior", "platform"):                    # only deprecations stay in force
+        assert rule_severity({**dep, "severity": sev}, "2.6", "2.8") is None
 
 
 INTEL_MAC = """PyTorch version: 2.2.2
@@ -651,7 +676,7 @@ def test_fsdp1_and_checkpoint_without_use_reentrant_are_deprecated_notes(rules, 
            "w = torch.utils.checkpoint.checkpoint(block, x)\n")
     findings, _ = scan_text(rules, tmp_path, src, frm="2.0", to="2.15")   # the warning starts in 2.1 (proof locks)
     got = sorted((f["line"], f["change"], f["severity"]) for f in findings if f["change"] and _before_213(f["change"]))
-    assert got == [(2, "26-fsdp1-deprecated", "deprecated"), (4, "26-fsdp1-deprecated", "deprecated"),
+    assert got == [(2, "26-fsdp1-deprecated", "deprecated"),   # the import; FSDP(model) on line 4 is its use
                    (6, "21-checkpoint-use-reentrant", "deprecated"), (8, "21-checkpoint-use-reentrant", "deprecated")], got
 
 

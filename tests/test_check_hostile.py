@@ -31,9 +31,9 @@ SAME = {
     "ifs_100": (nested_ifs(100, "torch.qr(b)"), "too many levels of indentation (line 103)", 0),
     "ifs_3000": (nested_ifs(3000), "too many levels of indentation (line 103)", 0),
     "tabs_120": (nested_ifs(120, indent="\t"), "too many levels of indentation (line 103)", 0),
-    "one_long_line": ("import torch\nx = [" + "torch.qr(a), " * 3000 + "]\n", None, 3000),
-    "dict_line": ("import torch\nd = {" + ", ".join(f'"k{i}": torch.qr' for i in range(3000)) + "}\n", None, 3000),
-    "clamp_chain": ("import torch\ny = x.float()" + ".clamp(0)" * 300 + "\n", None, 300),
+    "one_long_line": ("import torch\nx = [" + "torch.qr(a), " * 3000 + "]\n", None, 1),   # one finding per line and change
+    "dict_line": ("import torch\nd = {" + ", ".join(f'"k{i}": torch.qr' for i in range(3000)) + "}\n", None, 1),
+    "clamp_chain": ("import torch\ny = x.float()" + ".clamp(0)" * 300 + "\n", None, 1),
     "flat_ifs": ("import torch\n" + "if x:\n    torch.qr(a)\nelse:\n    pass\n" * 500, None, 500),
     "wide_unicode": ("import torch\n" + "s = '" + "\U0001f600" * 5000 + "'; y = torch.qr(a)\n", None, 1),
 }

@@ -71,12 +71,14 @@ EDGE = {
 
 def py_code(rules, path, frm, to):
     findings, skipped, _ = ac.scan(rules, [str(path)], frm, to, "en")
-    return [(f["line"], f["column"], f["rule"], f["api"], f["severity"], f["title"], f["url"]) for f in findings], bool(skipped)
+    return [(f["line"], f["column"], f["rule"], f["api"], f["severity"], f["title"], f["url"], f["earlier"], f["earlier_text"])
+            for f in findings], bool(skipped)
 
 
 def js_jobs(rules, jobs):
     res = ev.run_js({"rules": rules, "code": jobs})["code"]
-    return [([(f["line"], f["column"], f["rule"], f["api"], f["severity"], f["title"], f["url"]) for f in r["findings"]],
+    return [([(f["line"], f["column"], f["rule"], f["api"], f["severity"], f["title"], f["url"], f["earlier"], f["earlier_text"])
+              for f in r["findings"]],
              bool(r["skipped"])) for r in res]
 
 
@@ -96,6 +98,21 @@ def test_corpus_parity(rules):
             diffs.append((c["path"].name, sorted(set(p[0]) - set(j[0])), sorted(set(j[0]) - set(p[0])), p[1], j[1]))
     assert not diffs, "\n".join(f"{n}: python only {a}, js only {b}, skipped py={s1} js={s2}" for n, a, b, s1, s2 in diffs)
     assert sum(len(p[0]) for p in js) > 40   # the corpus really finds things
+
+
+def test_earlier_deprecations_and_one_finding_per_cause_parity(rules, tmp_path):
+    """Both engines report a deprecation made before --from that is still in force (with its
+    release), and one finding per cause (the import, not the uses of the name it binds)."""
+    from test_check import HAZARDS
+
+    (tmp_path / "h.py").write_text(HAZARDS, encoding="utf-8")
+    jobs = [{"path": "h.py", "text": HAZARDS, "from": frm, "to": to} for frm, to in (("2.6", "2.8"), ("2.3", "2.15"))]
+    js = js_jobs(rules, jobs)
+    for job, j in zip(jobs, js):
+        assert py_code(rules, tmp_path / "h.py", job["from"], job["to"]) == j, job
+    early = [(f[0], f[7]) for f in js[0][0] if f[7]]
+    assert early == [(3, "2.4"), (4, "2.5"), (17, "2.4")], early
+    assert 16 not in [f[0] for f in js[1][0]]          # GradScaler() uses the name line 3 imports
 
 
 def test_edge_case_parity(rules, tmp_path):
@@ -118,7 +135,7 @@ def test_edge_case_parity(rules, tmp_path):
     assert [(f[0], f[3]) for f in by["messages.py"][0]] == [(8, "TORCH_DIST_USE_NCCL2"), (9, "TORCH_DIST_USE_NCCL2"), (10, "nccl-legacy")]
     assert [(f[0], f[3]) for f in by["typename.py"][0] if "isinstance" in f[2]] == [
         (3, "torch.distributed.ProcessGroupNCCL"), (4, "torch.distributed.ProcessGroupNCCL"),
-        (5, "torch.distributed.ProcessGroupNCCL"), (5, "torch.distributed.ProcessGroupNCCL")]
+        (5, "torch.distributed.ProcessGroupNCCL")]   # line 5 names it twice: one finding per line and change
     assert [f[0] for f in by["ignore.py"][0]] == [3, 5]   # ignore comments: bare, and naming the change
     assert [(f[0], f[4]) for f in by["guards.py"][0] if f[3] in ("torch.qr", "torch.cholesky")] == [
         (3, "guarded"), (7, "guarded"), (9, "guarded"), (12, "guarded"), (14, "guarded"), (16, "breaks"), (19, "breaks"),

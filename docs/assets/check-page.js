@@ -53,6 +53,7 @@
     li.appendChild(link(f.url, f.title));
     li.appendChild(document.createTextNode(" "));
     li.appendChild(el("code", {}, f.api));
+    if (f.earlier_text) li.appendChild(el("p", { "class": "atlas-check-earlier" }, f.earlier_text));
     if (f.fix && f.severity !== "guarded") li.appendChild(el("p", {}, f.fix));
     return li;
   }
