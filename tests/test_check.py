@@ -27,10 +27,10 @@ CHECKER = ROOT / "scripts" / "atlas" / "atlas_check.py"
 PY39 = Path("/root/.pyenv/versions/3.9.18/bin/python3.9")
 
 
-def scan_text(rules, tmp_path, src, frm="2.13", to="2.15", name="t.py"):
+def scan_text(rules, tmp_path, src, frm="2.13", to="2.15", name="t.py", notes="some"):
     p = tmp_path / name
     p.write_text(src, encoding="utf-8")
-    findings, skipped, _ = ac.scan(rules, [str(p)], frm, to, "en")
+    findings, skipped, _ = ac.scan(rules, [str(p)], frm, to, "en", notes)
     return findings, skipped
 
 
@@ -720,7 +720,7 @@ def test_a_team_can_adopt_the_checker_fail_on_baseline_and_ignore(rules_file, tm
     single lines; SARIF carries the same fingerprints."""
     a = tmp_path / "a.py"
     a.write_text("import torch.distributed as dist\ndist.new_group([0, 1])\n", encoding="utf-8")   # a behaviour note
-    base = ["--rules", rules_file, "code", "--from", "2.14", "--to", "2.15"]
+    base = ["--rules", rules_file, "code", "--from", "2.14", "--to", "2.15", "--notes", "all"]
     assert run_cli(*base, str(a)).returncode == 1
     assert run_cli(*base, "--fail-on", "breaks", str(a)).returncode == 0
     assert run_cli(*base, "--fail-on", "any", str(a)).returncode == 2
@@ -870,7 +870,7 @@ MATCH_AS_TORCH = (
 def test_the_checker_matches_as_torch_does(rules, tmp_path):
     """.clip is clamp, a backend name is case-insensitive, and an autograd change stays quiet in
     code that runs without gradients."""
-    findings, _ = scan_text(rules, tmp_path, MATCH_AS_TORCH, frm="2.13", to="2.15")
+    findings, _ = scan_text(rules, tmp_path, MATCH_AS_TORCH, frm="2.13", to="2.15", notes="all")
     clamp = [f["line"] for f in findings if f["change"] == "214-clamp-grad"]
     assert clamp == [3, 5, 12], clamp
     assert (13, "215-nccl-default") in [(f["line"], f["change"]) for f in findings]
@@ -882,10 +882,10 @@ def test_text_output_says_a_repeated_note_once_json_keeps_every_place(rules_file
     # requirement (MPS needs a newer macOS) is a project fact, said once too
     a.write_text("import torch\n" + "".join(f"y{i} = x.clamp(0, {i})\n" for i in range(3)) + "z = torch.clamp(x, 0)\n"
                  "x.clamp_(0)\n" + "if torch.backends.mps.is_available():\n    pass\n" * 3, encoding="utf-8")
-    text = run_cli("--rules", rules_file, "code", "--from", "2.13", str(a)).stdout
+    text = run_cli("--rules", rules_file, "code", "--from", "2.13", "--notes", "all", str(a)).stdout
     assert text.count("behavior: ") == 1 and f"and 4 more places: {a}:3:" in text, text
     assert text.count("platform: ") == 1 and f"and 2 more places: {a}:9:" in text, text
-    out = json.loads(run_cli("--rules", rules_file, "code", "--from", "2.13", "--format", "json", str(a)).stdout)
+    out = json.loads(run_cli("--rules", rules_file, "code", "--from", "2.13", "--notes", "all", "--format", "json", str(a)).stdout)
     assert [f["line"] for f in out["findings"]] == [2, 3, 4, 5, 6, 7, 9, 11]
 
 
@@ -1083,7 +1083,7 @@ def test_new_group_without_a_backend_inherits_the_default_groups(rules, tmp_path
     init_process_group() in the file the finding says the backend is set elsewhere."""
     got = {}
     for name, src in NEW_GROUP.items():
-        found, _ = scan_text(rules, tmp_path, src, frm="2.14", name=name)
+        found, _ = scan_text(rules, tmp_path, src, frm="2.14", name=name, notes="all")
         got[name] = [(f["line"], f["api"]) for f in found if f["change"] == "215-nccl-eager-communicators"]
     assert got["gloo.py"] == [(4, "torch.distributed.new_group")]   # line 3 is on gloo; line 4 names NCCL
     assert got["later.py"] == [(3, "torch.distributed.new_group")]
@@ -1125,7 +1125,7 @@ def test_clamp_on_an_integer_tensor_is_quiet(rules, tmp_path):
     """Integer tensors have no gradients: the clamp-gradient note is quiet on a cast, an index
     function or method, a dtype= of an integer type, and a name last assigned one of those; it
     stays on a float, a parameter, a sum, a reassigned name and what the code does not show."""
-    found, _ = scan_text(rules, tmp_path, CLAMP_INT)
+    found, _ = scan_text(rules, tmp_path, CLAMP_INT, notes="all")
     lines = [f["line"] for f in found if f["change"] == "214-clamp-grad"]
     marked = [i for i, ln in enumerate(CLAMP_INT.split("\n"), 1) if "# " in ln and " fires" in ln]
     assert lines == marked == [8, 11, 15, 17, 18, 24, 25]

@@ -69,8 +69,8 @@ EDGE = {
 }
 
 
-def py_code(rules, path, frm, to):
-    findings, skipped, _ = ac.scan(rules, [str(path)], frm, to, "en")
+def py_code(rules, path, frm, to, notes="some"):
+    findings, skipped, _ = ac.scan(rules, [str(path)], frm, to, "en", notes)
     return [(f["line"], f["column"], f["rule"], f["api"], f["severity"], f["title"], f["url"], f["earlier"], f["earlier_text"])
             for f in findings], bool(skipped)
 
@@ -123,10 +123,10 @@ def test_edge_case_parity(rules, tmp_path):
     jobs = []
     for name, src in EDGE.items():
         (tmp_path / name).write_text(src, encoding="utf-8")
-        jobs.append({"path": name, "text": src.encode("utf-8").decode("latin-1"), "from": "2.13", "to": "2.15"})
+        jobs.append({"path": name, "text": src.encode("utf-8").decode("latin-1"), "from": "2.13", "to": "2.15", "notes": "all"})
     js = js_jobs(rules, jobs)
     for (name, _), j in zip(EDGE.items(), js):
-        assert py_code(rules, tmp_path / name, "2.13", "2.15") == j, name
+        assert py_code(rules, tmp_path / name, "2.13", "2.15", "all") == j, name
     by = dict(zip(EDGE, js))
     assert [f[0] for f in by["strings.py"][0]] == [5, 7]       # not in the triple-quoted string; in the f-string's field
     assert [(f[0], f[1], f[3]) for f in by["fstrings.py"][0]] == [
@@ -259,3 +259,40 @@ def test_the_translated_text_is_the_same_in_both_engines(rules, tmp_path, lang):
     (tmp_path / "b.py").write_bytes(bytes([0, 1, 2]))
     assert ac.scan(rules, [str(tmp_path / "b.py")], "2.13", "2.15", lang)[1][0]["reason_text"] == res[3]["skipped"][0]["reason_text"]
 
+
+
+QUIET = {
+    # clamp on an eps floor and an integer length: the file shows no tensor that requires grad
+    "clamp_plain.py": "import torch\ndef f(x, n):\n    return x.clamp(min=1e-6), torch.clamp(n, 0, 10)\n",
+    "clamp_grad.py": "import torch\nw = torch.zeros(3, requires_grad=True)\ny = w.clamp(0, 1)\n",
+    "mps_picker.py": "import torch\nok = torch.backends.mps.is_available()\n",
+    "mps_device.py": "import torch\nd = 'mps' if torch.backends.mps.is_available() else 'cpu'\n",
+    "group.py": "import torch.distributed as dist\ng = dist.new_group([0, 1])\n",
+    "group_nccl.py": "import torch.distributed as dist\ndist.init_process_group('nccl')\ng = dist.new_group([0, 1])\n",
+}
+
+
+def test_noisy_notes_are_shown_only_where_the_code_shows_their_condition(rules, tmp_path):
+    """A note whose rule has shown_if is hidden (and counted) in a file that does not match it, in
+    both engines; --notes all shows it (issue 42, part 4)."""
+    assert sum(1 for r in rules["rules"] if r.get("shown_if")) >= 3
+    jobs = [{"path": n, "text": src, "from": "2.13", "to": "2.15", "notes": notes}
+            for notes in ("some", "all") for n, src in QUIET.items()]
+    res = ev.run_js({"rules": rules, "code": jobs})["code"]
+    by = {(j["path"], j["notes"]): r for j, r in zip(jobs, res)}
+    for j in jobs:
+        (tmp_path / j["path"]).write_text(j["text"], encoding="utf-8")
+        found, _, stats = ac.scan(rules, [str(tmp_path / j["path"])], "2.13", "2.15", "en", j["notes"])
+        r = by[(j["path"], j["notes"])]
+        assert [(f["line"], f["rule"]) for f in found] == [(f["line"], f["rule"]) for f in r["findings"]], j["path"]
+        assert stats["hidden"] == r["hidden"], j["path"]
+
+    def changes(path, notes="some"):
+        return {f["change"] for f in by[(path, notes)]["findings"]}
+
+    assert "214-clamp-grad" not in changes("clamp_plain.py") and by[("clamp_plain.py", "some")]["hidden"] == 1   # two clamps, one line
+    assert "214-clamp-grad" in changes("clamp_plain.py", "all") and "214-clamp-grad" in changes("clamp_grad.py")
+    assert "215-mps-macos15" not in changes("mps_picker.py") and "215-mps-macos15" in changes("mps_device.py")
+    assert "215-mps-macos15" in changes("mps_picker.py", "all")
+    assert "215-nccl-eager-communicators" not in changes("group.py")
+    assert "215-nccl-eager-communicators" in changes("group_nccl.py") and "215-nccl-eager-communicators" in changes("group.py", "all")

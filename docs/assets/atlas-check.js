@@ -7,7 +7,7 @@
  * class bodies, the except/None rule for optional imports, star imports. tests/test_check_js.py
  * runs the shared corpus through both and fails on any difference.
  *
- * API: AtlasCheck.checkCode(rules, text, {from, to, lang, path}) -> {findings, skipped}
+ * API: AtlasCheck.checkCode(rules, text, {from, to, lang, path, notes}) -> {findings, skipped, hidden}
  *      AtlasCheck.checkEnv(rules, text, {to, lang}) -> {from, to, torch, upgrade_url, items}
  *      AtlasCheck.detectKind(text) -> "code" | "env"
  * No dependencies; a global `AtlasCheck` in the browser, module.exports in node.
@@ -1353,6 +1353,20 @@
     return skipped.map(function (x) { return { path: x.path, reason: say(rules, "en", x.reason), reason_text: say(rules, lang, x.reason) }; });
   }
 
+  // [findings shown, how many hidden] (atlas_check.quiet_notes): a rule with shown_if (a note nearly always
+  // noise on real code) is shown only in a file whose text matches it, or with notes "all"
+  function quietNotes(found, text, notes) {
+    if (notes === "all") return [found, 0];
+    var cache = {};
+    var shown = found.filter(function (f) {
+      var pat = f[2].shown_if;
+      if (!pat) return true;
+      if (!hasOwn(cache, pat)) cache[pat] = new RegExp(pat).test(text);
+      return cache[pat];
+    });
+    return [shown, found.length - shown.length];
+  }
+
   function checkCode(rules, input, opts) {
     opts = opts || {};
     var frm = opts.from || rules.releases[0], to = opts.to || rules.releases[rules.releases.length - 1], lang = opts.lang || "en";
@@ -1365,9 +1379,10 @@
       text = d[0];
     }
     var res = checkSource(ix, text);
-    var unignored = splitIgnored(text, res.findings), kept = onePerCause(text, unignored);
+    var unignored = splitIgnored(text, res.findings), quiet = quietNotes(onePerCause(text, unignored), text, opts.notes);
+    var kept = quiet[0];
     return {
-      from: frm, to: to, ignored: res.findings.length - unignored.length,
+      from: frm, to: to, ignored: res.findings.length - unignored.length, hidden: quiet[1],
       findings: kept.map(function (f) {
         var r = f[2];
         return { path: path, line: f[0], column: f[1], change: r.change, api: f[3], severity: f[4] ? "guarded" : ix.severity[r.id], rule: r.id,
@@ -2333,7 +2348,7 @@
     (p.code || []).forEach(function (c) {
       var input = c.bytes ? c.bytes : c.text !== null && c.text !== undefined ? Array.from(c.text, function (ch) { return ch.charCodeAt(0); }) : c.source;
       if (c.source !== undefined && c.source !== null) input = c.source;
-      out.code.push(checkCode(p.rules, input, { from: c.from, to: c.to, lang: c.lang, path: c.path }));
+      out.code.push(checkCode(p.rules, input, { from: c.from, to: c.to, lang: c.lang, path: c.path, notes: c.notes }));
     });
     (p.fix || []).forEach(function (c) { (out.fix = out.fix || []).push(fixCode(p.rules, c.source, { from: c.from, to: c.to, lang: c.lang, path: c.path })); });
     (p.env || []).forEach(function (e) { out.env.push(checkEnv(p.rules, e.text, { to: e.to, lang: e.lang })); });

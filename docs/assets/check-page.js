@@ -149,6 +149,7 @@
       out.appendChild(restList);
       paged(rest, restList, finding, true);
     }
+    if (res.hidden) out.appendChild(el("p", { "class": "atlas-check-hidden" }, T("check.cli.hidden_notes", { n: res.hidden })));
     showFixes(fx, frm, to);
     res.skipped.forEach(function (s) { out.appendChild(el("p", {}, T("check.skipped", { reason: s.reason_text }))); });
     // what the code check cannot see between the two releases: the changes no rule matches

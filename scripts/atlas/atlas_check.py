@@ -1383,9 +1383,27 @@ def sources(paths, skipped, unread=None):
         yield path, shown, text, nb
 
 
-def scan(rules, paths, frm, to, lang):
+def quiet_notes(found, text, notes):
+    """(findings shown, how many hidden): a rule with ``shown_if`` (a note nearly always noise on
+    real code) is shown only in a file whose text matches it, or with ``notes == "all"``."""
+    if notes == "all":
+        return found, 0
+    shown, cache = [], {}
+    for f in found:
+        pat = f[2].get("shown_if")
+        if pat and pat not in cache:
+            cache[pat] = re.search(pat, text) is not None
+        if not pat or cache[pat]:
+            shown.append(f)
+    return shown, len(found) - len(shown)
+
+
+def scan(rules, paths, frm, to, lang, notes="some"):
+    """(findings, skipped files, stats) of the code under ``paths`` for an upgrade frm -> to;
+    ``notes``: "some" hides the notes whose rule has ``shown_if`` where the file does not show the
+    condition (counted in stats["hidden"]), "all" shows them."""
     index = Index(rules, frm, to)
-    findings, skipped, files, lines, ignored, unread = [], [], 0, 0, 0, []
+    findings, skipped, files, lines, ignored, unread, hidden = [], [], 0, 0, 0, [], 0
     for _path, shown, text, nb in sources(paths, skipped, unread):
         if nb is not None:
             text = nb.script
@@ -1401,6 +1419,8 @@ def scan(rules, paths, frm, to, lang):
         found, dropped = split_ignored(src, found)
         ignored += len(dropped)
         found = one_per_cause(found, src)
+        found, n = quiet_notes(found, text, notes)
+        hidden += n
         seen, stripped, hashed = {}, {}, {}
         for f in found:
             d = finding_dict(rules, shown, f, lang, index.severity[f[2]["id"]], index.earlier.get(f[2]["id"]))
@@ -1413,7 +1433,8 @@ def scan(rules, paths, frm, to, lang):
                 d["cell"], d["line"] = nb.cell_of(f[0])
             findings.append(d)
     skipped += [{"path": printable(os.path.normpath(u).replace(os.sep, "/")), "reason": why} for u, why in unread]
-    return findings, worded(rules, lang, skipped), {"files": files, "lines": lines, "rules": len(index.severity), "ignored": ignored}
+    return findings, worded(rules, lang, skipped), {"files": files, "lines": lines, "rules": len(index.severity), "ignored": ignored,
+                                                    "hidden": hidden}
 
 
 #: text output says a note of these severities once when it fires GROUP_AT times or more, with its
@@ -3082,6 +3103,9 @@ def _parser():
     c.add_argument("--fail-on", choices=sorted(FAIL_ON),
                    help="exit 2 when a finding of this severity or worse remains (deprecated: also deprecated "
                         "switches; any: every finding), else 0; without it: 2 breaks, 1 other findings, 0 none")
+    c.add_argument("--notes", default="some", choices=["some", "all"],
+                   help="all: also the notes that are nearly always noise (a clamp's gradient, MPS on macOS, a new "
+                        "nccl group) where the file does not show their condition; some (default) counts them")
     c.add_argument("--allow-skipped", action="store_true",
                    help="a file that could not be read or parsed does not fail the run (exit 5 otherwise)")
     c.add_argument("--baseline", metavar="FILE",
@@ -3151,7 +3175,7 @@ def main_code(args, rules, parser, out):
         code = main_fix(args, rules, frm, to, why, out)
         if code is not None:
             return code
-    findings, skipped, stats = scan(rules, args.paths, frm, to, args.lang)
+    findings, skipped, stats = scan(rules, args.paths, frm, to, args.lang, args.notes)
     if args.baseline:
         before = len(findings)
         findings = drop_baseline(findings, read_baseline(args.baseline, parser))
@@ -3217,6 +3241,8 @@ def code_text(rules, lang, out, frm, to, why, findings, skipped, stats, incomple
                 files=msg("check.cli.files", n=stats["files"]), skipped=msg("check.cli.skipped_n", n=len(skipped)),
                 ignored=msg("check.cli.ignored", n=stats["ignored"]) if stats["ignored"] else "",
                 baseline=msg("check.cli.baseline", n=stats["baseline"]) if stats.get("baseline") else "") + "\n")
+    if stats.get("hidden"):
+        out.write(t("check.cli.hidden_notes", n=stats["hidden"]) + "\n")
     if stats["incomplete"]:
         out.write(t("check.cli.incomplete", n=incomplete) + "\n")
 
