@@ -1162,3 +1162,12 @@ def test_a_blocked_python_names_the_change_that_dropped_it(rules):
     assert "/changes/25-python38-dropped/" in got["python"]["url"]
     ok = items(rules, "PyTorch version: 2.4.1\nPython version: 3.12.1 (main) [GCC 9.4.0] (64-bit runtime)\n", to="2.7")
     assert ok["python"]["verdict"] == "ok" and ok["python"]["change"] is None   # 2.7 states no Python change
+
+
+def test_the_text_report_leads_with_what_breaks(rules_file, tmp_path):
+    a = tmp_path / "a.py"
+    # in file order: a deprecation, then a removal (breaks)
+    a.write_text("import torch\nfrom torch.cuda.amp import GradScaler\ny = torch.qr(x)\n", encoding="utf-8")
+    text = run_cli("--rules", rules_file, "code", "--from", "2.3", "--to", "2.15", str(a)).stdout
+    lines = [ln for ln in text.splitlines() if ": breaks" in ln or ": deprecated" in ln]
+    assert len(lines) == 2 and ": breaks" in lines[0] and ":3:" in lines[0], text

@@ -1437,6 +1437,8 @@ def scan(rules, paths, frm, to, lang, notes="some"):
                                                     "hidden": hidden}
 
 
+#: the order of the text report: what breaks leads, the notes follow
+TEXT_ORDER = ("breaks", "deprecated", "deprecated-switch", "behavior", "platform", "guarded")
 #: text output says a note of these severities once when it fires GROUP_AT times or more, with its
 #: places listed (up to GROUP_LIST; JSON and SARIF keep every finding)
 GROUPED, GROUP_AT, GROUP_LIST = ("behavior", "guarded", "deprecated", "platform"), 3, 20
@@ -3209,6 +3211,8 @@ def code_text(rules, lang, out, frm, to, why, findings, skipped, stats, incomple
     out.write(header_text(rules, lang, frm, to, why) + "\n")
     if vkey(frm) >= vkey(to):
         out.write(t("check.cli.nothing", old=frm, new=to) + "\n")
+    # what breaks first, then what is deprecated, then the notes (each in file order)
+    findings = sorted(findings, key=lambda f: TEXT_ORDER.index(f["severity"]) if f["severity"] in TEXT_ORDER else len(TEXT_ORDER))
     groups = {}   # by change, so torch.clamp, .clamp() and .clamp_() are one note
     for f in findings:
         if f["severity"] in GROUPED:
