@@ -27,10 +27,10 @@ CHECKER = ROOT / "scripts" / "atlas" / "atlas_check.py"
 PY39 = Path("/root/.pyenv/versions/3.9.18/bin/python3.9")
 
 
-def scan_text(rules, tmp_path, src, frm="2.13", to="2.15", name="t.py"):
+def scan_text(rules, tmp_path, src, frm="2.13", to="2.15", name="t.py", notes="some"):
     p = tmp_path / name
     p.write_text(src, encoding="utf-8")
-    findings, skipped, _ = ac.scan(rules, [str(p)], frm, to, "en")
+    findings, skipped, _ = ac.scan(rules, [str(p)], frm, to, "en", notes)
     return findings, skipped
 
 
@@ -106,8 +106,9 @@ def test_import_resolution(rules, factbase, tmp_path):
            f"import {mod} as mk\n"
            f"a = th.cholesky(x)\nb = q(x)\nwith profiler.profile(use_cuda=True): pass\nmk.{last}(l)\n")
     got = hits(rules, tmp_path, src)
-    assert (5, "214-remove-cholesky") in got and (6, "214-remove-qr") in got
-    assert (7, "214-profiler-use-cuda") in got and (2, "214-remove-qr") in got   # the import itself
+    assert (5, "214-remove-cholesky") in got and (7, "214-profiler-use-cuda") in got
+    # one finding per cause: the import is reported, not the use of the name it binds (issue 42)
+    assert (2, "214-remove-qr") in got and (6, "214-remove-qr") not in got
     assert any(line == 8 and rid.startswith(f"api-diff/name/{mod}.{last}") for line, rid in got)
 
 
@@ -539,9 +540,9 @@ def test_the_hazards_of_2_4_to_2_10_are_flagged_with_severity_and_fix(rules, tmp
     got = sorted((f["line"], f["change"], f["severity"]) for f in findings if f["change"] and _before_213(f["change"]))
     assert got == [
         (3, "24-amp-device-specific", "deprecated"),        # the import; "import torch.cuda.amp as amp" names only the module
+        # (not line 16, GradScaler() as a default value: the name line 3 imports; one finding per cause)
         (4, "25-dtensor-public", "deprecated"),
         (9, "26-load-weights-only-default", "breaks"),
-        (16, "24-amp-device-specific", "deprecated"),       # GradScaler() as a default value
         (17, "24-amp-device-specific", "deprecated"),       # amp.autocast through the module alias
         (25, "29-onnx-dynamo-default", "behavior"),
         (27, "210-torchscript-deprecated", "deprecated"),
@@ -552,8 +553,32 @@ def test_the_hazards_of_2_4_to_2_10_are_flagged_with_severity_and_fix(rules, tmp
 
 
 def test_a_hazard_outside_the_upgrade_window_is_not_reported(rules, tmp_path):
+    """Removals and behaviour changes outside (from, to] are not reported; a deprecation made at or
+    before --from that is still in force at --to is, saying since when (issue 42)."""
     findings, _ = scan_text(rules, tmp_path, HAZARDS, frm="2.6", to="2.8")
-    assert not [f for f in findings if f["change"] and _before_213(f["change"])]
+    old = [f for f in findings if f["change"] and _before_213(f["change"])]
+    assert sorted((f["line"], f["change"], f["severity"], f["earlier"]) for f in old) == [
+        (3, "24-amp-device-specific", "deprecated", "2.4"),      # torch.cuda.amp: deprecated in 2.4, still in 2.8
+        (4, "25-dtensor-public", "deprecated", "2.5"),
+        (17, "24-amp-device-specific", "deprecated", "2.4")], old
+    assert all("2.4" in f["earlier_text"] or "2.5" in f["earlier_text"] for f in old)
+    # the same code within the window: no "earlier" marker
+    inside, _ = scan_text(rules, tmp_path, HAZARDS, frm="2.3", to="2.8")
+    assert [f["earlier"] for f in inside if f["change"] == "24-amp-device-specific"] == [None, None]
+
+
+def test_an_earlier_deprecation_is_reported_only_while_in_force():
+    from atlas.atlas_check import earlier_deprecation, rule_severity
+
+    dep = {"severity": "deprecated", "introduced_in": "2.4", "removed_in": "2.9"}
+    assert rule_severity(dep, "2.6", "2.8") == "deprecated" and earlier_deprecation(dep, "2.6", "2.8")
+    assert rule_severity(dep, "2.4", "2.8") == "deprecated" and earlier_deprecation(dep, "2.4", "2.8")   # made in --from itself
+    assert rule_severity(dep, "2.6", "2.9") == "breaks" and not earlier_deprecation(dep, "2.6", "2.9")  # removed in the window
+    assert rule_severity(dep, "2.9", "2.12") is None                  # removed before: the project no longer has it
+    assert rule_severity(dep, "2.8", "2.8") is None                   # no upgrade
+    assert rule_severity({**dep, "back_in": ["2.8"]}, "2.6", "2.8") is None
+    for sev in ("breaks", "behavior", "platform"):                    # only deprecations stay in force
+        assert rule_severity({**dep, "severity": sev}, "2.6", "2.8") is None
 
 
 INTEL_MAC = """PyTorch version: 2.2.2
@@ -651,7 +676,7 @@ def test_fsdp1_and_checkpoint_without_use_reentrant_are_deprecated_notes(rules, 
            "w = torch.utils.checkpoint.checkpoint(block, x)\n")
     findings, _ = scan_text(rules, tmp_path, src, frm="2.0", to="2.15")   # the warning starts in 2.1 (proof locks)
     got = sorted((f["line"], f["change"], f["severity"]) for f in findings if f["change"] and _before_213(f["change"]))
-    assert got == [(2, "26-fsdp1-deprecated", "deprecated"), (4, "26-fsdp1-deprecated", "deprecated"),
+    assert got == [(2, "26-fsdp1-deprecated", "deprecated"),   # the import; FSDP(model) on line 4 is its use
                    (6, "21-checkpoint-use-reentrant", "deprecated"), (8, "21-checkpoint-use-reentrant", "deprecated")], got
 
 
@@ -695,7 +720,7 @@ def test_a_team_can_adopt_the_checker_fail_on_baseline_and_ignore(rules_file, tm
     single lines; SARIF carries the same fingerprints."""
     a = tmp_path / "a.py"
     a.write_text("import torch.distributed as dist\ndist.new_group([0, 1])\n", encoding="utf-8")   # a behaviour note
-    base = ["--rules", rules_file, "code", "--from", "2.14", "--to", "2.15"]
+    base = ["--rules", rules_file, "code", "--from", "2.14", "--to", "2.15", "--notes", "all"]
     assert run_cli(*base, str(a)).returncode == 1
     assert run_cli(*base, "--fail-on", "breaks", str(a)).returncode == 0
     assert run_cli(*base, "--fail-on", "any", str(a)).returncode == 2
@@ -845,7 +870,7 @@ MATCH_AS_TORCH = (
 def test_the_checker_matches_as_torch_does(rules, tmp_path):
     """.clip is clamp, a backend name is case-insensitive, and an autograd change stays quiet in
     code that runs without gradients."""
-    findings, _ = scan_text(rules, tmp_path, MATCH_AS_TORCH, frm="2.13", to="2.15")
+    findings, _ = scan_text(rules, tmp_path, MATCH_AS_TORCH, frm="2.13", to="2.15", notes="all")
     clamp = [f["line"] for f in findings if f["change"] == "214-clamp-grad"]
     assert clamp == [3, 5, 12], clamp
     assert (13, "215-nccl-default") in [(f["line"], f["change"]) for f in findings]
@@ -857,10 +882,10 @@ def test_text_output_says_a_repeated_note_once_json_keeps_every_place(rules_file
     # requirement (MPS needs a newer macOS) is a project fact, said once too
     a.write_text("import torch\n" + "".join(f"y{i} = x.clamp(0, {i})\n" for i in range(3)) + "z = torch.clamp(x, 0)\n"
                  "x.clamp_(0)\n" + "if torch.backends.mps.is_available():\n    pass\n" * 3, encoding="utf-8")
-    text = run_cli("--rules", rules_file, "code", "--from", "2.13", str(a)).stdout
+    text = run_cli("--rules", rules_file, "code", "--from", "2.13", "--notes", "all", str(a)).stdout
     assert text.count("behavior: ") == 1 and f"and 4 more places: {a}:3:" in text, text
     assert text.count("platform: ") == 1 and f"and 2 more places: {a}:9:" in text, text
-    out = json.loads(run_cli("--rules", rules_file, "code", "--from", "2.13", "--format", "json", str(a)).stdout)
+    out = json.loads(run_cli("--rules", rules_file, "code", "--from", "2.13", "--notes", "all", "--format", "json", str(a)).stdout)
     assert [f["line"] for f in out["findings"]] == [2, 3, 4, 5, 6, 7, 9, 11]
 
 
@@ -1058,7 +1083,7 @@ def test_new_group_without_a_backend_inherits_the_default_groups(rules, tmp_path
     init_process_group() in the file the finding says the backend is set elsewhere."""
     got = {}
     for name, src in NEW_GROUP.items():
-        found, _ = scan_text(rules, tmp_path, src, frm="2.14", name=name)
+        found, _ = scan_text(rules, tmp_path, src, frm="2.14", name=name, notes="all")
         got[name] = [(f["line"], f["api"]) for f in found if f["change"] == "215-nccl-eager-communicators"]
     assert got["gloo.py"] == [(4, "torch.distributed.new_group")]   # line 3 is on gloo; line 4 names NCCL
     assert got["later.py"] == [(3, "torch.distributed.new_group")]
@@ -1100,7 +1125,7 @@ def test_clamp_on_an_integer_tensor_is_quiet(rules, tmp_path):
     """Integer tensors have no gradients: the clamp-gradient note is quiet on a cast, an index
     function or method, a dtype= of an integer type, and a name last assigned one of those; it
     stays on a float, a parameter, a sum, a reassigned name and what the code does not show."""
-    found, _ = scan_text(rules, tmp_path, CLAMP_INT)
+    found, _ = scan_text(rules, tmp_path, CLAMP_INT, notes="all")
     lines = [f["line"] for f in found if f["change"] == "214-clamp-grad"]
     marked = [i for i, ln in enumerate(CLAMP_INT.split("\n"), 1) if "# " in ln and " fires" in ln]
     assert lines == marked == [8, 11, 15, 17, 18, 24, 25]
@@ -1137,3 +1162,12 @@ def test_a_blocked_python_names_the_change_that_dropped_it(rules):
     assert "/changes/25-python38-dropped/" in got["python"]["url"]
     ok = items(rules, "PyTorch version: 2.4.1\nPython version: 3.12.1 (main) [GCC 9.4.0] (64-bit runtime)\n", to="2.7")
     assert ok["python"]["verdict"] == "ok" and ok["python"]["change"] is None   # 2.7 states no Python change
+
+
+def test_the_text_report_leads_with_what_breaks(rules_file, tmp_path):
+    a = tmp_path / "a.py"
+    # in file order: a deprecation, then a removal (breaks)
+    a.write_text("import torch\nfrom torch.cuda.amp import GradScaler\ny = torch.qr(x)\n", encoding="utf-8")
+    text = run_cli("--rules", rules_file, "code", "--from", "2.3", "--to", "2.15", str(a)).stdout
+    lines = [ln for ln in text.splitlines() if ": breaks" in ln or ": deprecated" in ln]
+    assert len(lines) == 2 and ": breaks" in lines[0] and ":3:" in lines[0], text

@@ -69,14 +69,16 @@ EDGE = {
 }
 
 
-def py_code(rules, path, frm, to):
-    findings, skipped, _ = ac.scan(rules, [str(path)], frm, to, "en")
-    return [(f["line"], f["column"], f["rule"], f["api"], f["severity"], f["title"], f["url"]) for f in findings], bool(skipped)
+def py_code(rules, path, frm, to, notes="some"):
+    findings, skipped, _ = ac.scan(rules, [str(path)], frm, to, "en", notes)
+    return [(f["line"], f["column"], f["rule"], f["api"], f["severity"], f["title"], f["url"], f["earlier"], f["earlier_text"])
+            for f in findings], bool(skipped)
 
 
 def js_jobs(rules, jobs):
     res = ev.run_js({"rules": rules, "code": jobs})["code"]
-    return [([(f["line"], f["column"], f["rule"], f["api"], f["severity"], f["title"], f["url"]) for f in r["findings"]],
+    return [([(f["line"], f["column"], f["rule"], f["api"], f["severity"], f["title"], f["url"], f["earlier"], f["earlier_text"])
+              for f in r["findings"]],
              bool(r["skipped"])) for r in res]
 
 
@@ -98,6 +100,21 @@ def test_corpus_parity(rules):
     assert sum(len(p[0]) for p in js) > 40   # the corpus really finds things
 
 
+def test_earlier_deprecations_and_one_finding_per_cause_parity(rules, tmp_path):
+    """Both engines report a deprecation made before --from that is still in force (with its
+    release), and one finding per cause (the import, not the uses of the name it binds)."""
+    from test_check import HAZARDS
+
+    (tmp_path / "h.py").write_text(HAZARDS, encoding="utf-8")
+    jobs = [{"path": "h.py", "text": HAZARDS, "from": frm, "to": to} for frm, to in (("2.6", "2.8"), ("2.3", "2.15"))]
+    js = js_jobs(rules, jobs)
+    for job, j in zip(jobs, js):
+        assert py_code(rules, tmp_path / "h.py", job["from"], job["to"]) == j, job
+    early = [(f[0], f[7]) for f in js[0][0] if f[7]]
+    assert early == [(3, "2.4"), (4, "2.5"), (17, "2.4")], early
+    assert 16 not in [f[0] for f in js[1][0]]          # GradScaler() uses the name line 3 imports
+
+
 def test_edge_case_parity(rules, tmp_path):
     from test_check import CLAMP_INT, GUARDS, MATCH_AS_TORCH, NEW_GROUP
 
@@ -106,10 +123,10 @@ def test_edge_case_parity(rules, tmp_path):
     jobs = []
     for name, src in EDGE.items():
         (tmp_path / name).write_text(src, encoding="utf-8")
-        jobs.append({"path": name, "text": src.encode("utf-8").decode("latin-1"), "from": "2.13", "to": "2.15"})
+        jobs.append({"path": name, "text": src.encode("utf-8").decode("latin-1"), "from": "2.13", "to": "2.15", "notes": "all"})
     js = js_jobs(rules, jobs)
     for (name, _), j in zip(EDGE.items(), js):
-        assert py_code(rules, tmp_path / name, "2.13", "2.15") == j, name
+        assert py_code(rules, tmp_path / name, "2.13", "2.15", "all") == j, name
     by = dict(zip(EDGE, js))
     assert [f[0] for f in by["strings.py"][0]] == [5, 7]       # not in the triple-quoted string; in the f-string's field
     assert [(f[0], f[1], f[3]) for f in by["fstrings.py"][0]] == [
@@ -118,7 +135,7 @@ def test_edge_case_parity(rules, tmp_path):
     assert [(f[0], f[3]) for f in by["messages.py"][0]] == [(8, "TORCH_DIST_USE_NCCL2"), (9, "TORCH_DIST_USE_NCCL2"), (10, "nccl-legacy")]
     assert [(f[0], f[3]) for f in by["typename.py"][0] if "isinstance" in f[2]] == [
         (3, "torch.distributed.ProcessGroupNCCL"), (4, "torch.distributed.ProcessGroupNCCL"),
-        (5, "torch.distributed.ProcessGroupNCCL"), (5, "torch.distributed.ProcessGroupNCCL")]
+        (5, "torch.distributed.ProcessGroupNCCL")]   # line 5 names it twice: one finding per line and change
     assert [f[0] for f in by["ignore.py"][0]] == [3, 5]   # ignore comments: bare, and naming the change
     assert [(f[0], f[4]) for f in by["guards.py"][0] if f[3] in ("torch.qr", "torch.cholesky")] == [
         (3, "guarded"), (7, "guarded"), (9, "guarded"), (12, "guarded"), (14, "guarded"), (16, "breaks"), (19, "breaks"),
@@ -242,3 +259,40 @@ def test_the_translated_text_is_the_same_in_both_engines(rules, tmp_path, lang):
     (tmp_path / "b.py").write_bytes(bytes([0, 1, 2]))
     assert ac.scan(rules, [str(tmp_path / "b.py")], "2.13", "2.15", lang)[1][0]["reason_text"] == res[3]["skipped"][0]["reason_text"]
 
+
+
+QUIET = {
+    # clamp on an eps floor and an integer length: the file shows no tensor that requires grad
+    "clamp_plain.py": "import torch\ndef f(x, n):\n    return x.clamp(min=1e-6), torch.clamp(n, 0, 10)\n",
+    "clamp_grad.py": "import torch\nw = torch.zeros(3, requires_grad=True)\ny = w.clamp(0, 1)\n",
+    "mps_picker.py": "import torch\nok = torch.backends.mps.is_available()\n",
+    "mps_device.py": "import torch\nd = 'mps' if torch.backends.mps.is_available() else 'cpu'\n",
+    "group.py": "import torch.distributed as dist\ng = dist.new_group([0, 1])\n",
+    "group_nccl.py": "import torch.distributed as dist\ndist.init_process_group('nccl')\ng = dist.new_group([0, 1])\n",
+}
+
+
+def test_noisy_notes_are_shown_only_where_the_code_shows_their_condition(rules, tmp_path):
+    """A note whose rule has shown_if is hidden (and counted) in a file that does not match it, in
+    both engines; --notes all shows it (issue 42, part 4)."""
+    assert sum(1 for r in rules["rules"] if r.get("shown_if")) >= 3
+    jobs = [{"path": n, "text": src, "from": "2.13", "to": "2.15", "notes": notes}
+            for notes in ("some", "all") for n, src in QUIET.items()]
+    res = ev.run_js({"rules": rules, "code": jobs})["code"]
+    by = {(j["path"], j["notes"]): r for j, r in zip(jobs, res)}
+    for j in jobs:
+        (tmp_path / j["path"]).write_text(j["text"], encoding="utf-8")
+        found, _, stats = ac.scan(rules, [str(tmp_path / j["path"])], "2.13", "2.15", "en", j["notes"])
+        r = by[(j["path"], j["notes"])]
+        assert [(f["line"], f["rule"]) for f in found] == [(f["line"], f["rule"]) for f in r["findings"]], j["path"]
+        assert stats["hidden"] == r["hidden"], j["path"]
+
+    def changes(path, notes="some"):
+        return {f["change"] for f in by[(path, notes)]["findings"]}
+
+    assert "214-clamp-grad" not in changes("clamp_plain.py") and by[("clamp_plain.py", "some")]["hidden"] == 1   # two clamps, one line
+    assert "214-clamp-grad" in changes("clamp_plain.py", "all") and "214-clamp-grad" in changes("clamp_grad.py")
+    assert "215-mps-macos15" not in changes("mps_picker.py") and "215-mps-macos15" in changes("mps_device.py")
+    assert "215-mps-macos15" in changes("mps_picker.py", "all")
+    assert "215-nccl-eager-communicators" not in changes("group.py")
+    assert "215-nccl-eager-communicators" in changes("group_nccl.py") and "215-nccl-eager-communicators" in changes("group.py", "all")

@@ -7,7 +7,7 @@
  * class bodies, the except/None rule for optional imports, star imports. tests/test_check_js.py
  * runs the shared corpus through both and fails on any difference.
  *
- * API: AtlasCheck.checkCode(rules, text, {from, to, lang, path}) -> {findings, skipped}
+ * API: AtlasCheck.checkCode(rules, text, {from, to, lang, path, notes}) -> {findings, skipped, hidden}
  *      AtlasCheck.checkEnv(rules, text, {to, lang}) -> {from, to, torch, upgrade_url, items}
  *      AtlasCheck.detectKind(text) -> "code" | "env"
  * No dependencies; a global `AtlasCheck` in the browser, module.exports in node.
@@ -75,9 +75,16 @@
   }
   function pyRepr(s) { return s.indexOf("'") >= 0 && s.indexOf('"') < 0 ? '"' + s + '"' : "'" + s.replace(/\\/g, "\\\\").replace(/'/g, "\\'") + "'"; }
 
+  // a deprecation made at or before "from" and still in force at "to" (atlas_check.earlier_deprecation)
+  var IN_FORCE = ["deprecated", "deprecated-switch"];
+  function earlierDeprecation(rule, frm, to) {
+    return IN_FORCE.indexOf(rule.severity) >= 0 && vcmp(rule.introduced_in, frm) <= 0 && vcmp(frm, to) < 0 &&
+      !(rule.back_in && rule.back_in.indexOf(to) >= 0) && !(rule.removed_in && vcmp(rule.removed_in, to) <= 0);
+  }
+
   function ruleSeverity(rule, frm, to) {
     if (rule.back_in && rule.back_in.indexOf(to) >= 0) return null;   // the name or keyword is back in "to"
-    var hit = vcmp(frm, rule.introduced_in) < 0 && vcmp(rule.introduced_in, to) <= 0;
+    var hit = (vcmp(frm, rule.introduced_in) < 0 && vcmp(rule.introduced_in, to) <= 0) || earlierDeprecation(rule, frm, to);
     if (!hit && !(rule.removed_in && vcmp(frm, rule.removed_in) < 0 && vcmp(rule.removed_in, to) <= 0)) return null;
     if (rule.removed_in && vcmp(to, rule.removed_in) >= 0) return "breaks";
     return rule.severity;
@@ -88,13 +95,14 @@
   function Index(rules, frm, to) {
     var ix = this;
     ix.name = []; ix.call = {}; ix.param = {}; ix.isinst = {}; ix.method = {}; ix.keyword = {}; ix.key = {};
-    ix.strings = []; ix.env = []; ix.reload = []; ix.severity = {};
+    ix.strings = []; ix.env = []; ix.reload = []; ix.severity = {}; ix.earlier = {};
     var words = {};
     function add(table, k, r) { (table[k] = table[k] || []).push(r); }
     rules.rules.forEach(function (r) {
       var sev = ruleSeverity(r, frm, to);
       if (sev === null) return;
       ix.severity[r.id] = sev;
+      if (earlierDeprecation(r, frm, to)) ix.earlier[r.id] = r.introduced_in;
       var last = function (t) { return t.split(".").pop(); };
       if (r.kind === "name") r.targets.forEach(function (t) { ix.name.push([t, r]); words[last(t)] = 1; });
       else if (r.kind === "call" || r.kind === "param" || r.kind === "isinstance") {
@@ -1319,9 +1327,44 @@
   }
 
   function guardNote(r) { return msg("check.note.guard", { release: r.introduced_in }); }
+
+  // one finding per cause (atlas_check.one_per_cause): a line keeps its first finding of each change, and a
+  // use of a name is dropped where the line that imports it was reported for the same rule
+  function isImportLine(line) {
+    var t = line.replace(/^[ \t\f]+/, "");
+    return (t.indexOf("import ") === 0 || t.indexOf("from ") === 0) && t.indexOf("from __future__") !== 0;
+  }
+  function onePerCause(text, found) {
+    var lines = text.replace(/\r\n?/g, "\n").split("\n"), atLine = {}, imported = {};
+    return found.filter(function (f) {
+      var r = f[2], api = f[3], k = f[0] + "\u0000" + (r.change || r.id);
+      if (hasOwn(atLine, k)) return false;
+      if (isImportLine(f[0] > 0 && f[0] <= lines.length ? lines[f[0] - 1] : "")) {
+        (imported[r.id] = imported[r.id] || []).push(api);
+      } else if ((imported[r.id] || []).some(function (a) { return api === a || api.indexOf(a + ".") === 0; })) {
+        return false;
+      }
+      atLine[k] = 1;
+      return true;
+    });
+  }
   // skipped files, each reason in English (reason, as the JSON has it) and in lang (atlas_check.worded)
   function worded(rules, lang, skipped) {
     return skipped.map(function (x) { return { path: x.path, reason: say(rules, "en", x.reason), reason_text: say(rules, lang, x.reason) }; });
+  }
+
+  // [findings shown, how many hidden] (atlas_check.quiet_notes): a rule with shown_if (a note nearly always
+  // noise on real code) is shown only in a file whose text matches it, or with notes "all"
+  function quietNotes(found, text, notes) {
+    if (notes === "all") return [found, 0];
+    var cache = {};
+    var shown = found.filter(function (f) {
+      var pat = f[2].shown_if;
+      if (!pat) return true;
+      if (!hasOwn(cache, pat)) cache[pat] = new RegExp(pat).test(text);
+      return cache[pat];
+    });
+    return [shown, found.length - shown.length];
   }
 
   function checkCode(rules, input, opts) {
@@ -1336,14 +1379,17 @@
       text = d[0];
     }
     var res = checkSource(ix, text);
-    var kept = splitIgnored(text, res.findings);
+    var unignored = splitIgnored(text, res.findings), quiet = quietNotes(onePerCause(text, unignored), text, opts.notes);
+    var kept = quiet[0];
     return {
-      from: frm, to: to, ignored: res.findings.length - kept.length,
+      from: frm, to: to, ignored: res.findings.length - unignored.length, hidden: quiet[1],
       findings: kept.map(function (f) {
         var r = f[2];
         return { path: path, line: f[0], column: f[1], change: r.change, api: f[3], severity: f[4] ? "guarded" : ix.severity[r.id], rule: r.id,
           kind: r.kind, title: r.title[lang], fix: r.fix ? r.fix[lang] : null, url: r.url[lang],
-          guard: f[4] ? say(rules, "en", guardNote(r)) : null, guard_text: f[4] ? say(rules, lang, guardNote(r)) : null };
+          guard: f[4] ? say(rules, "en", guardNote(r)) : null, guard_text: f[4] ? say(rules, lang, guardNote(r)) : null,
+          earlier: hasOwn(ix.earlier, r.id) ? ix.earlier[r.id] : null,
+          earlier_text: hasOwn(ix.earlier, r.id) ? say(rules, lang, msg("check.note.earlier", { release: ix.earlier[r.id] })) : null };
       }),
       skipped: worded(rules, lang, res.skipped ? [{ path: path, reason: res.skipped }] : [])
     };
@@ -2302,7 +2348,7 @@
     (p.code || []).forEach(function (c) {
       var input = c.bytes ? c.bytes : c.text !== null && c.text !== undefined ? Array.from(c.text, function (ch) { return ch.charCodeAt(0); }) : c.source;
       if (c.source !== undefined && c.source !== null) input = c.source;
-      out.code.push(checkCode(p.rules, input, { from: c.from, to: c.to, lang: c.lang, path: c.path }));
+      out.code.push(checkCode(p.rules, input, { from: c.from, to: c.to, lang: c.lang, path: c.path, notes: c.notes }));
     });
     (p.fix || []).forEach(function (c) { (out.fix = out.fix || []).push(fixCode(p.rules, c.source, { from: c.from, to: c.to, lang: c.lang, path: c.path })); });
     (p.env || []).forEach(function (e) { out.env.push(checkEnv(p.rules, e.text, { to: e.to, lang: e.lang })); });

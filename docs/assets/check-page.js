@@ -53,6 +53,7 @@
     li.appendChild(link(f.url, f.title));
     li.appendChild(document.createTextNode(" "));
     li.appendChild(el("code", {}, f.api));
+    if (f.earlier_text) li.appendChild(el("p", { "class": "atlas-check-earlier" }, f.earlier_text));
     if (f.fix && f.severity !== "guarded") li.appendChild(el("p", {}, f.fix));
     return li;
   }
@@ -148,6 +149,7 @@
       out.appendChild(restList);
       paged(rest, restList, finding, true);
     }
+    if (res.hidden) out.appendChild(el("p", { "class": "atlas-check-hidden" }, T("check.cli.hidden_notes", { n: res.hidden })));
     showFixes(fx, frm, to);
     res.skipped.forEach(function (s) { out.appendChild(el("p", {}, T("check.skipped", { reason: s.reason_text }))); });
     // what the code check cannot see between the two releases: the changes no rule matches

@@ -202,13 +202,27 @@ def release_of(version, releases):
     return None, msg("check.note.unknown_release", version=version, releases=", ".join(releases))
 
 
+#: severities of a name or switch that still works but is on its way out: reported while still in
+#: force at ``to``, even when deprecated at or before ``from`` (the project already runs it deprecated)
+IN_FORCE = ("deprecated", "deprecated-switch")
+
+
+def earlier_deprecation(rule, frm, to):
+    """Whether ``rule`` applies only as a deprecation made at or before ``frm`` and still in force at
+    ``to`` (not removed by then, not back): reported "since X, before your --from"."""
+    k = vkey
+    return (rule["severity"] in IN_FORCE and k(rule["introduced_in"]) <= k(frm) < k(to) and to not in rule.get("back_in", ())
+            and not (rule.get("removed_in") and k(rule["removed_in"]) <= k(to)))
+
+
 def rule_severity(rule, frm, to):
     """The rule's severity for an upgrade from -> to, or None when it does not apply (also when
-    the installed release ``to`` has the name or keyword back: ``back_in``)."""
+    the installed release ``to`` has the name or keyword back: ``back_in``). A deprecation made at
+    or before ``frm`` applies while it is still in force at ``to`` (``earlier_deprecation``)."""
     k = vkey
     if to in rule.get("back_in", ()):
         return None
-    if k(frm) < k(rule["introduced_in"]) <= k(to):
+    if k(frm) < k(rule["introduced_in"]) <= k(to) or earlier_deprecation(rule, frm, to):
         pass
     elif not (rule.get("removed_in") and k(frm) < k(rule["removed_in"]) <= k(to)):
         return None
@@ -280,13 +294,15 @@ class Index:
     def __init__(self, rules, frm, to):
         self.name, self.call, self.param, self.isinst = [], {}, {}, {}
         self.method, self.keyword, self.key, self.strings, self.env, self.reload = {}, {}, {}, [], [], []
-        self.severity = {}
+        self.severity, self.earlier = {}, {}
         words = set()
         for r in rules["rules"]:
             sev = rule_severity(r, frm, to)
             if sev is None:
                 continue
             self.severity[r["id"]] = sev
+            if earlier_deprecation(r, frm, to):
+                self.earlier[r["id"]] = r["introduced_in"]
             kind = r["kind"]
             if kind == "name":
                 for t in r["targets"]:
@@ -1294,12 +1310,41 @@ def worded(rules, lang, skipped):
             for x in skipped]
 
 
-def finding_dict(rules, path, f, lang, sev):
+def finding_dict(rules, path, f, lang, sev, since=None):
+    """One finding as the JSON has it; ``since``: the release of a deprecation made at or before
+    --from and still in force (``earlier`` and its words), else None."""
     line, col, r, api, guarded = f
+    early = msg("check.note.earlier", release=since) if since else None
     return {"path": path, "line": line, "column": col, "change": r["change"], "api": api,
             "severity": "guarded" if guarded else sev, "rule": r["id"], "kind": r["kind"], "title": r["title"][lang],
             "fix": (r["fix"] or {}).get(lang), "url": r["url"][lang], "guard": say(rules, "en", guard_note(r)) if guarded else None,
-            "guard_text": say(rules, lang, guard_note(r)) if guarded else None}
+            "guard_text": say(rules, lang, guard_note(r)) if guarded else None,
+            "earlier": since, "earlier_text": say(rules, lang, early) if early else None}
+
+
+def is_import_line(line):
+    """Whether a source line starts an import statement (after its indentation)."""
+    text = line.lstrip(" \t\f")
+    return text.startswith(("import ", "from ")) and not text.startswith("from __future__")
+
+
+def one_per_cause(found, src):
+    """The findings of one file, one per cause: a line keeps its first finding of each change, and a
+    use of a name is dropped where the line that imports it was reported for the same rule (the
+    import is the place to change). ``found`` is sorted by line and column; ``src`` the lines."""
+    kept, at_line, imported = [], set(), {}
+    for f in found:
+        line, _col, r, api, _guarded = f
+        change = r["change"] or r["id"]
+        if (line, change) in at_line:
+            continue
+        if is_import_line(src[line - 1] if 0 < line <= len(src) else ""):
+            imported.setdefault(r["id"], []).append(api)
+        elif any(api == a or api.startswith(a + ".") for a in imported.get(r["id"], ())):
+            continue
+        at_line.add((line, change))
+        kept.append(f)
+    return kept
 
 
 def printable(name):
@@ -1338,9 +1383,27 @@ def sources(paths, skipped, unread=None):
         yield path, shown, text, nb
 
 
-def scan(rules, paths, frm, to, lang):
+def quiet_notes(found, text, notes):
+    """(findings shown, how many hidden): a rule with ``shown_if`` (a note nearly always noise on
+    real code) is shown only in a file whose text matches it, or with ``notes == "all"``."""
+    if notes == "all":
+        return found, 0
+    shown, cache = [], {}
+    for f in found:
+        pat = f[2].get("shown_if")
+        if pat and pat not in cache:
+            cache[pat] = re.search(pat, text) is not None
+        if not pat or cache[pat]:
+            shown.append(f)
+    return shown, len(found) - len(shown)
+
+
+def scan(rules, paths, frm, to, lang, notes="some"):
+    """(findings, skipped files, stats) of the code under ``paths`` for an upgrade frm -> to;
+    ``notes``: "some" hides the notes whose rule has ``shown_if`` where the file does not show the
+    condition (counted in stats["hidden"]), "all" shows them."""
     index = Index(rules, frm, to)
-    findings, skipped, files, lines, ignored, unread = [], [], 0, 0, 0, []
+    findings, skipped, files, lines, ignored, unread, hidden = [], [], 0, 0, 0, [], 0
     for _path, shown, text, nb in sources(paths, skipped, unread):
         if nb is not None:
             text = nb.script
@@ -1355,9 +1418,12 @@ def scan(rules, paths, frm, to, lang):
         src = source_lines(text)
         found, dropped = split_ignored(src, found)
         ignored += len(dropped)
+        found = one_per_cause(found, src)
+        found, n = quiet_notes(found, text, notes)
+        hidden += n
         seen, stripped, hashed = {}, {}, {}
         for f in found:
-            d = finding_dict(rules, shown, f, lang, index.severity[f[2]["id"]])
+            d = finding_dict(rules, shown, f, lang, index.severity[f[2]["id"]], index.earlier.get(f[2]["id"]))
             if f[0] not in stripped:   # once per line: a long line with many findings stays linear
                 stripped[f[0]] = src[f[0] - 1].strip() if 0 < f[0] <= len(src) else ""
             k = (d["rule"], d["api"], stripped[f[0]])
@@ -1367,9 +1433,12 @@ def scan(rules, paths, frm, to, lang):
                 d["cell"], d["line"] = nb.cell_of(f[0])
             findings.append(d)
     skipped += [{"path": printable(os.path.normpath(u).replace(os.sep, "/")), "reason": why} for u, why in unread]
-    return findings, worded(rules, lang, skipped), {"files": files, "lines": lines, "rules": len(index.severity), "ignored": ignored}
+    return findings, worded(rules, lang, skipped), {"files": files, "lines": lines, "rules": len(index.severity), "ignored": ignored,
+                                                    "hidden": hidden}
 
 
+#: the order of the text report: what breaks leads, the notes follow
+TEXT_ORDER = ("breaks", "deprecated", "deprecated-switch", "behavior", "platform", "guarded")
 #: text output says a note of these severities once when it fires GROUP_AT times or more, with its
 #: places listed (up to GROUP_LIST; JSON and SARIF keep every finding)
 GROUPED, GROUP_AT, GROUP_LIST = ("behavior", "guarded", "deprecated", "platform"), 3, 20
@@ -3036,6 +3105,9 @@ def _parser():
     c.add_argument("--fail-on", choices=sorted(FAIL_ON),
                    help="exit 2 when a finding of this severity or worse remains (deprecated: also deprecated "
                         "switches; any: every finding), else 0; without it: 2 breaks, 1 other findings, 0 none")
+    c.add_argument("--notes", default="some", choices=["some", "all"],
+                   help="all: also the notes that are nearly always noise (a clamp's gradient, MPS on macOS, a new "
+                        "nccl group) where the file does not show their condition; some (default) counts them")
     c.add_argument("--allow-skipped", action="store_true",
                    help="a file that could not be read or parsed does not fail the run (exit 5 otherwise)")
     c.add_argument("--baseline", metavar="FILE",
@@ -3105,7 +3177,7 @@ def main_code(args, rules, parser, out):
         code = main_fix(args, rules, frm, to, why, out)
         if code is not None:
             return code
-    findings, skipped, stats = scan(rules, args.paths, frm, to, args.lang)
+    findings, skipped, stats = scan(rules, args.paths, frm, to, args.lang, args.notes)
     if args.baseline:
         before = len(findings)
         findings = drop_baseline(findings, read_baseline(args.baseline, parser))
@@ -3139,6 +3211,8 @@ def code_text(rules, lang, out, frm, to, why, findings, skipped, stats, incomple
     out.write(header_text(rules, lang, frm, to, why) + "\n")
     if vkey(frm) >= vkey(to):
         out.write(t("check.cli.nothing", old=frm, new=to) + "\n")
+    # what breaks first, then what is deprecated, then the notes (each in file order)
+    findings = sorted(findings, key=lambda f: TEXT_ORDER.index(f["severity"]) if f["severity"] in TEXT_ORDER else len(TEXT_ORDER))
     groups = {}   # by change, so torch.clamp, .clamp() and .clamp_() are one note
     for f in findings:
         if f["severity"] in GROUPED:
@@ -3153,6 +3227,8 @@ def code_text(rules, lang, out, frm, to, why, findings, skipped, stats, incomple
             more = [place(g) for g in group[1:]]
             out.write("    %s\n" % t("check.cli.more_places", n=len(more),
                                      places=", ".join(more[:GROUP_LIST]) + (", ..." if len(more) > GROUP_LIST else "")))
+        if f.get("earlier"):
+            out.write("    %s\n" % f["earlier_text"])
         if f["guard"]:
             out.write("    %s\n" % f["guard_text"])
         elif f["fix"]:
@@ -3169,6 +3245,8 @@ def code_text(rules, lang, out, frm, to, why, findings, skipped, stats, incomple
                 files=msg("check.cli.files", n=stats["files"]), skipped=msg("check.cli.skipped_n", n=len(skipped)),
                 ignored=msg("check.cli.ignored", n=stats["ignored"]) if stats["ignored"] else "",
                 baseline=msg("check.cli.baseline", n=stats["baseline"]) if stats.get("baseline") else "") + "\n")
+    if stats.get("hidden"):
+        out.write(t("check.cli.hidden_notes", n=stats["hidden"]) + "\n")
     if stats["incomplete"]:
         out.write(t("check.cli.incomplete", n=incomplete) + "\n")
 

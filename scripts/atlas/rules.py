@@ -293,6 +293,7 @@ class _Builder:
         for i, ck in enumerate(c.check):
             where = f"check.{i}"
             sev = ck.severity or _severity(c)
+            quiet = {"shown_if": ck.shown_if} if ck.shown_if else {}
             target = self.resolve_ref(c, ck.target, f"{where}.target")
             if target is None:
                 continue
@@ -304,11 +305,12 @@ class _Builder:
                                          f"{target!r} is neither importlib.reload(module) nor del sys.modules[\"module\"]")
                     continue
                 self.add("reload", c.id, release, sev, texts, target=m.group(1) if m else d.group(2),
-                         how="reload" if m else "del", source=where)
+                         how="reload" if m else "del", source=where, **quiet)
             elif ck.kind == "method":
                 # an autograd change does not touch code the checker sees run without gradients
                 grad = {"grad_only": True} if c.area == "autograd" else {}
-                self.add("method", c.id, release, sev, texts, target=re.sub(r"\(.*\)$", "", target), source=where, **grad)
+                self.add("method", c.id, release, sev, texts, target=re.sub(r"\(.*\)$", "", target), source=where, **grad,
+                         **quiet)
             else:
                 args = []
                 for j, a in enumerate(ck.args):
@@ -321,7 +323,7 @@ class _Builder:
                 extra = {"args": args} if ck.kind == "call" else {}
                 if c.area == "autograd":
                     extra["grad_only"] = True
-                self.add(ck.kind, c.id, release, sev, texts, targets=self.qualify(target), source=where, **extra)
+                self.add(ck.kind, c.id, release, sev, texts, targets=self.qualify(target), source=where, **extra, **quiet)
 
     def covered(self, change: str, name: str) -> bool:
         for r in self.rules:

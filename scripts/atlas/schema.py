@@ -210,6 +210,22 @@ class Check(Strict):
     target: str = Field(min_length=1)
     args: list[CheckArg] = []
     severity: Optional[Literal["breaks", "behavior", "deprecated", "deprecated-switch", "platform"]] = None
+    #: a note that is nearly always noise on real code is shown only in a file whose text matches
+    #: this regular expression (the code shows the condition: an ``"mps"`` device string), or with
+    #: ``--notes all``; a plain pattern both engines read alike (Python ``re``, JavaScript RegExp)
+    shown_if: Optional[str] = Field(default=None, min_length=1)
+
+    @field_validator("shown_if")
+    @classmethod
+    def _pattern(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None:
+            try:
+                re.compile(v)
+            except re.error as exc:
+                raise ValueError(f"not a regular expression: {exc}") from None
+            if re.search(r"\(\?[<P=!]|\\[AZz]", v):
+                raise ValueError("use a pattern JavaScript reads alike (no lookbehind, named groups, \\A or \\Z)")
+        return v
 
 
 class ArgAction(Strict):

@@ -65,7 +65,7 @@ def test_clamp_grad_at_boundary(lo, hi):
 
 def test_clip_is_clamp():
     x = torch.linspace(-2, 2, 9)
-    torch.testing.assert_close(torch.clip(x, -1, 1), x.clamp(min=-1, max=1))  # expect: call 214-clamp-grad; method 214-clamp-grad
+    torch.testing.assert_close(torch.clip(x, -1, 1), x.clamp(min=-1, max=1))  # expect: call 214-clamp-grad  (one finding per line and change)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")

@@ -10,7 +10,7 @@ import copy
 
 import numpy as np
 import torch
-import torch.ao.quantization as tq
+import torch.ao.quantization as tq  # expect: name 28-ao-quantization-deprecated
 import torch.nn as nn
 from torch.utils import mkldnn as mkldnn_utils
 from torch.utils.mkldnn import MkldnnBatchNorm

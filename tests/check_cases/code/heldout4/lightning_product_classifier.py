@@ -33,7 +33,7 @@ class ProductClassifier(L.LightningModule):
     def _init_projection(self):
         # Orthogonal init keeps the embedding isotropic at the start of training.
         w = torch.randn(self.hparams.feat_dim, self.hparams.emb_dim)
-        q, _ = torch_qr(w)  # expect: name 214-remove-qr
+        q, _ = torch_qr(w)  # reported at its import (one finding per cause)
         self.proj.weight.copy_(q.T)
 
     def embed(self, images):

@@ -48,7 +48,7 @@ def to_onednn(model: nn.Module) -> nn.Module:
 
 
 def load_model(device: torch.device) -> nn.Module:
-    model = torch.jit.load(os.environ.get("MODEL_PATH", "model.ts"), map_location="cpu").eval()
+    model = torch.jit.load(os.environ.get("MODEL_PATH", "model.ts"), map_location="cpu").eval()  # expect: call 210-torchscript-deprecated
     if device.type == "cpu" and os.environ.get("SERVE_ONEDNN") == "1":
         model = to_onednn(model)
     model = model.to(device)

@@ -61,7 +61,7 @@ def train(args) -> None:
         cfg = json.load(f)
     model = build_model(cfg["num_classes"]).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg["lr"], weight_decay=0.05)
-    scaler = GradScaler(enabled=args.amp)  # expect: name 24-amp-device-specific
+    scaler = GradScaler(enabled=args.amp)  # reported at its import (one finding per cause)
     start = resume(args.resume, model, optimizer, scaler)
     train_loader = make_loader(args.data, "train", cfg["batch_size"], shuffle=True)
     val_loader = make_loader(args.data, "val", cfg["batch_size"], shuffle=False)

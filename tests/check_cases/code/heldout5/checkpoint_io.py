@@ -102,6 +102,6 @@ def load_run_metadata(run_dir: str):
 
 def restore_scaler(state: Dict[str, Any]):
     # Still the CUDA-specific scaler here; this module is only checked from 2.4 on.
-    scaler = torch.cuda.amp.GradScaler()
+    scaler = torch.cuda.amp.GradScaler()  # expect: name 24-amp-device-specific
     scaler.load_state_dict(state["scaler"])
     return scaler

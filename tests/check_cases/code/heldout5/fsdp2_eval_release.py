@@ -10,7 +10,7 @@ import os
 import torch
 import torch.distributed as dist
 import torch.nn as nn
-from torch.distributed._tensor import DTensor
+from torch.distributed._tensor import DTensor  # expect: name 25-dtensor-public
 from torch.distributed.fsdp import fully_shard
 from torch.distributed.tensor import Replicate, Shard, distribute_tensor
 
@@ -58,7 +58,7 @@ def evaluate(model: nn.Module, loader, device: torch.device) -> float:
 
 def smoke_test_fp16(model: nn.Module, ids: torch.Tensor) -> torch.Tensor:
     # The old fp16 path, kept for the nightly comparison.
-    with torch.cuda.amp.autocast(dtype=torch.float16):
+    with torch.cuda.amp.autocast(dtype=torch.float16):  # expect: name 24-amp-device-specific
         return model(ids).logits
 
 

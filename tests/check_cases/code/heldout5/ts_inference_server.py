@@ -81,7 +81,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         with torch.inference_mode():
             if USE_GPU:
-                with torch.cuda.amp.autocast(dtype=torch.float16):
+                with torch.cuda.amp.autocast(dtype=torch.float16):  # expect: name 24-amp-device-specific
                     logits = model.cuda()(x.cuda()).float().cpu()
             else:
                 logits = model(x)

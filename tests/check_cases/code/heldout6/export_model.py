@@ -70,11 +70,11 @@ def export_onnx_quick(model, example, out: Path):
 
 
 def quantize_fx(model, example):
-    qmap = get_default_qconfig_mapping("x86")  # expect: name 28-ao-quantization-deprecated
-    prepared = prepare_fx(model, qmap, (example,))  # expect: name 28-ao-quantization-deprecated
+    qmap = get_default_qconfig_mapping("x86")  # reported at its import (one finding per cause)
+    prepared = prepare_fx(model, qmap, (example,))  # reported at its import (one finding per cause)
     for _ in range(8):
         prepared(torch.randn_like(example))
-    return convert_fx(prepared)  # expect: name 28-ao-quantization-deprecated
+    return convert_fx(prepared)  # reported at its import (one finding per cause)
 
 
 def quantize_dynamic_int8(model):
@@ -83,7 +83,7 @@ def quantize_dynamic_int8(model):
     except ImportError:
         from torch.ao.quantization import quantize_dynamic  # expect: name 28-ao-quantization-deprecated guarded
 
-        return quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)  # expect: name 28-ao-quantization-deprecated guarded
+        return quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)  # reported at its import (one finding per cause)
     quantize_(model, Int8DynamicActivationInt8WeightConfig())
     return model
 

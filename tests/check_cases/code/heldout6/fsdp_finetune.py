@@ -12,7 +12,7 @@ import torch
 import torch.distributed as dist
 import torch.distributed.fsdp
 import torch.nn.functional as F
-from torch.distributed._tensor import DTensor
+from torch.distributed._tensor import DTensor  # expect: name 25-dtensor-public
 from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, MixedPrecision, ShardingStrategy  # expect: name 26-fsdp1-deprecated
 from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy
 from torch.optim.lr_scheduler import ReduceLROnPlateau
@@ -44,7 +44,7 @@ def wrap(model):
         return model
     else:
         policy = functools.partial(transformer_auto_wrap_policy, transformer_layer_cls={DecoderLayer})
-        return FSDP(  # expect: name 26-fsdp1-deprecated guarded
+        return FSDP(  # reported at its import (one finding per cause)
             model,
             auto_wrap_policy=policy,
             sharding_strategy=ShardingStrategy.FULL_SHARD,
@@ -54,7 +54,7 @@ def wrap(model):
 
 
 def unwrap_state(model):
-    if isinstance(model, FSDP):  # expect: name 26-fsdp1-deprecated
+    if isinstance(model, FSDP):  # reported at its import (one finding per cause)
         return {k: v for k, v in model.state_dict().items()}
     return {k: (v.full_tensor() if isinstance(v, DTensor) else v) for k, v in model.state_dict().items()}
 
@@ -104,7 +104,7 @@ def main():
                        f"checkpoints/epoch{epoch}.pt")
 
     # the old amp path is still here for the A10 queue; its rule is outside this window
-    with torch.cuda.amp.autocast(dtype=torch.bfloat16):
+    with torch.cuda.amp.autocast(dtype=torch.bfloat16):  # expect: name 24-amp-device-specific
         model(torch.zeros(1, 8, dtype=torch.long, device="cuda"))
     dist.destroy_process_group()
 

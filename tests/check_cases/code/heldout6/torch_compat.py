@@ -112,7 +112,7 @@ def replicate_legacy(tensor, mesh):
     # written for 2.3 and never revisited; the default placement is Replicate()
     from torch.distributed._tensor import distribute_tensor  # expect: name 25-dtensor-public
 
-    return distribute_tensor(tensor, mesh)  # expect: name 25-dtensor-public
+    return distribute_tensor(tensor, mesh)  # reported at its import (one finding per cause)
 
 
 def replicate(tensor, mesh):
@@ -124,7 +124,7 @@ def replicate(tensor, mesh):
 
 def checkpointed(block, x):
     # use_reentrant was made explicit long before this window; nothing to report here
-    return torch.utils.checkpoint.checkpoint(block, x)
+    return torch.utils.checkpoint.checkpoint(block, x)  # expect: call 21-checkpoint-use-reentrant
 
 
 def describe() -> str:

@@ -92,4 +92,4 @@ def export_eval_graph(model, example_inputs):
 
 def script_postprocess(module):
     # TorchScript still ships the postprocessing for the C++ server
-    return torch.jit.script(module)
+    return torch.jit.script(module)  # expect: call 210-torchscript-deprecated

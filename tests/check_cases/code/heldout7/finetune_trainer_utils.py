@@ -27,7 +27,7 @@ def setup(backend="nccl"):
 
 def make_scaler(fp16):
     # torch.cuda.amp.GradScaler is deprecated since 2.4, which this module no longer supports
-    return torch.cuda.amp.GradScaler(enabled=fp16)
+    return torch.cuda.amp.GradScaler(enabled=fp16)  # expect: name 24-amp-device-specific
 
 
 def masked_attention(q, k, v, attention_mask):
@@ -57,8 +57,8 @@ def is_fsdp_wrapped(model):
 
 
 def prepare_qat(model):
-    model.qconfig = tq.get_default_qat_qconfig("x86")  # expect: name 28-ao-quantization-deprecated
-    return tq.prepare_qat(model.train(), inplace=False)  # expect: name 28-ao-quantization-deprecated
+    model.qconfig = tq.get_default_qat_qconfig("x86")  # reported at its import (one finding per cause)
+    return tq.prepare_qat(model.train(), inplace=False)  # reported at its import (one finding per cause)
 
 
 def export_for_finetune(model, args, kwargs=None):

@@ -8,7 +8,7 @@ from torch.linalg import qr as linalg_qr
 
 def whiten(cov: torch.Tensor) -> torch.Tensor:
     """Return L^{-1} where cov = L L^T (uses torch.cholesky under the hood)."""
-    L = cholesky(cov)  # expect: name 214-remove-cholesky
+    L = cholesky(cov)  # reported at its import (one finding per cause)
     return torch.linalg.inv(L)
 
 
@@ -32,7 +32,7 @@ def stable_cholesky(a, jitter=1e-6):
         return torch.linalg.cholesky(a)
     except RuntimeError:
         eye = torch.eye(a.shape[-1], dtype=a.dtype, device=a.device)
-        return torch.cholesky(a + jitter * eye)  # expect: name 214-remove-cholesky
+        return torch.cholesky(a + jitter * eye)  # reported at its import (one finding per cause)
 
 
 DECOMPS = {"qr": torch.qr, "chol": torch.linalg.cholesky}  # expect: name 214-remove-qr
