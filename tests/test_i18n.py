@@ -375,3 +375,26 @@ def test_rendered_zh_pages_keep_no_space_next_to_a_full_width_mark(real_pages):
     assert len(i18n.zh_spacing_hits(planted)) == 3, i18n.zh_spacing_hits(planted)
     found = {path: h for path, md in real_pages["zh"].items() if (h := i18n.zh_spacing_hits(zh_reading_text(md)))}
     assert not found, dict(list(found.items())[:10])
+
+
+def test_russian_never_says_older_or_younger_of_a_version_or_driver():
+    """ru «старше»/«младше» next to a version or driver number reads as newer/older the wrong way
+    round («драйвер старше 580» is a newer driver); write «ниже»/«раньше» (issue 43)."""
+    import yaml
+
+    from atlas.load import DATA
+
+    bad = []
+    files = [DATA / "i18n" / "ru.yaml", *sorted((DATA / "translations" / "ru").rglob("*.yaml"))]
+    for f in files:
+        def walk(x, key=""):
+            if isinstance(x, dict):
+                for k, v in x.items():
+                    walk(v, f"{key}.{k}" if key else str(k))
+            elif isinstance(x, list):
+                for i, v in enumerate(x):
+                    walk(v, f"{key}.{i}")
+            elif isinstance(x, str) and re.search(r"(?:старше|младше)\s+(?:версии\s+)?[«\"{]?\s*[\d{]", x):
+                bad.append(f"{f.name}: {key}: {x[:80]}")
+        walk(yaml.safe_load(f.read_text(encoding="utf-8")))
+    assert not bad, bad

@@ -393,3 +393,24 @@ def test_no_table_header_cell_is_empty(built_site):
     bad = [str(p.relative_to(built_site)) for p in sorted(built_site.rglob("*.html"))
            if empty.search(p.read_text(encoding="utf-8"))]
     assert not bad, f"{len(bad)} pages, e.g. {bad[:5]}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_footer_link_is_a_link_not_text(built_site, lang):
+    """The 'Made with' line names Material for MkDocs with a real link in every language; the
+    translated string is escaped, the link is not (issue 43: the tag was shown as text)."""
+    page = (built_site / ("index.html" if lang == "en" else f"{lang}/index.html")).read_text(encoding="utf-8")
+    footer = page[page.index('class="md-copyright"'):][:1500]
+    assert '<a href="https://squidfunk.github.io/mkdocs-material/"' in footer and "&lt;a" not in footer, footer
+
+
+def test_no_list_item_runs_into_the_next(built_site, site_pages):
+    """A Markdown list whose item line ended in a block tag lost its line end, and the items ran
+    together in one bullet ("...(read from the wheels)- Platform tag ..."; issue 43). Every upgrade
+    page's Dropped list has one <li> per item."""
+    run = [rel for rel in site_pages if re.search(r"</(?:small|code)>- ", (built_site / rel).read_text(encoding="utf-8"))]
+    assert not run, run[:5]
+    page = (built_site / "upgrade" / "2.3-to-2.9" / "index.html").read_text(encoding="utf-8")
+    dropped = page[page.index('id="dropped"'):]
+    dropped = dropped[:dropped.index("</ul>")]
+    assert dropped.count("<li>") >= 3, dropped
