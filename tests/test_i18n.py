@@ -386,15 +386,16 @@ def test_russian_never_says_older_or_younger_of_a_version_or_driver():
 
     bad = []
     files = [DATA / "i18n" / "ru.yaml", *sorted((DATA / "translations" / "ru").rglob("*.yaml"))]
+    def walk(x, where):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                walk(v, f"{where}.{k}")
+        elif isinstance(x, list):
+            for i, v in enumerate(x):
+                walk(v, f"{where}.{i}")
+        elif isinstance(x, str) and re.search(r"(?:старше|младше)\s+(?:версии\s+)?[«\"{]?\s*[\d{]", x):
+            bad.append(f"{where}: {x[:80]}")
+
     for f in files:
-        def walk(x, key=""):
-            if isinstance(x, dict):
-                for k, v in x.items():
-                    walk(v, f"{key}.{k}" if key else str(k))
-            elif isinstance(x, list):
-                for i, v in enumerate(x):
-                    walk(v, f"{key}.{i}")
-            elif isinstance(x, str) and re.search(r"(?:старше|младше)\s+(?:версии\s+)?[«\"{]?\s*[\d{]", x):
-                bad.append(f"{f.name}: {key}: {x[:80]}")
-        walk(yaml.safe_load(f.read_text(encoding="utf-8")))
+        walk(yaml.safe_load(f.read_text(encoding="utf-8")), f.name)
     assert not bad, bad
