@@ -240,7 +240,7 @@ def test_exit_codes_and_text(rules, rules_file, tmp_path):
     a = tmp_path / "a.py"
     a.write_text("import torch\n", encoding="utf-8")
     assert run_cli("--rules", rules_file, "code", str(a)).returncode == 0
-    a.write_text("import torch.distributed as dist\ndist.new_group([0, 1])\n", encoding="utf-8")
+    a.write_text("import torch.distributed as dist\ndist.new_group([0, 1], backend='nccl')\n", encoding="utf-8")   # a note
     p = run_cli("--rules", rules_file, "code", str(a))
     assert p.returncode == 1 and "pinned: " in p.stdout and "torch 2.14 -> 2.15" in p.stdout
     a.write_text("from torch.distributed import config\nconfig.pipeline_per_direction_p2p = 1\n", encoding="utf-8")
@@ -544,7 +544,9 @@ def test_the_hazards_of_2_4_to_2_10_are_flagged_with_severity_and_fix(rules, tmp
         (4, "25-dtensor-public", "deprecated"),
         (9, "26-load-weights-only-default", "breaks"),
         (17, "24-amp-device-specific", "deprecated"),       # amp.autocast through the module alias
+        (25, "29-onnx-default-opset-20", "behavior"),       # no opset_version: the default moved to 20 in 2.9
         (25, "29-onnx-dynamo-default", "behavior"),
+        (26, "29-onnx-default-opset-20", "behavior"),       # dynamo=False too: the TorchScript exporter's default moved
         (27, "210-torchscript-deprecated", "deprecated"),
         (28, "210-torchscript-deprecated", "deprecated"),
     ], got

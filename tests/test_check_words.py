@@ -67,7 +67,7 @@ def allowed(factbase, rules, lang: str) -> set[str]:
         if not key.startswith("check."):
             ok |= latin_words(text)
     for entry, _file in factbase.translations.get(lang, {}).values():
-        ok |= latin_words(entry.text)
+        ok |= latin_words(re.sub(r"\{\w+\}", " ", entry.text))   # a placeholder's name ({newer}) is no word of the text
     ok |= latin_words(ac.TOOL) | set(ac._parser()._subparsers._group_actions[0].choices)   # the command, as typed
     gpus = rules["env"]["gpus"]
     ok |= latin_words(" ".join([g["model"] + " " + str(g["arch"]) for g in gpus["nvidia"]] + [g["model"] for g in gpus["amd"]]
