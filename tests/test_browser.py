@@ -397,7 +397,9 @@ def test_check_page_keeps_up_with_its_pickers(page, served_site, factbase):
     a changed picker runs the check again and explains a reversed pair, and an environment paste
     sets From to its own torch version."""
     ui = factbase.ui["en"]
-    code = "import torch\nQ, R = torch.qr(A)\n" + "".join(f"y{i} = x.clamp(0, {i})\n" for i in range(5)) + "w = torch.clamp(v, 0)\n"
+    # x requires grad, so the clamp note is shown (a file without the condition hides it: shown_if)
+    code = ("import torch\nQ, R = torch.qr(A)\nx = torch.zeros(3, requires_grad=True)\n"
+            + "".join(f"y{i} = x.clamp(0, {i})\n" for i in range(5)) + "w = torch.clamp(v, 0)\n")
     _check(page, served_site, "en", code, kind="code")
     grouped = page.locator(".atlas-check-results li[data-places]")   # .clamp() and torch.clamp: one change, one note
     assert grouped.count() == 1 and grouped.get_attribute("data-places") == "6"

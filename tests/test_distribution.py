@@ -62,7 +62,8 @@ def test_the_action_step_writes_sarif_and_annotations_and_fails_on_breaks(tmp_pa
     upload = action["runs"]["steps"][1]
     assert upload["uses"].startswith("github/codeql-action/upload-sarif@") and "upload-sarif" in upload["if"]
     (tmp_path / "src dir").mkdir()
-    (tmp_path / "src dir" / "m.py").write_text("import torch\nQ, R = torch.qr(A)\nx = y.clamp(0, 1)\n", encoding="utf-8")
+    (tmp_path / "src dir" / "m.py").write_text("import torch\nQ, R = torch.qr(A)\nx = y.clamp(0, 1)\n"
+                                               "y = torch.ones(2, requires_grad=True)\n", encoding="utf-8")   # the clamp note's condition
     env = {**os.environ, "GITHUB_ACTION_PATH": str(ROOT)}
     for name, spec in action["inputs"].items():
         env.setdefault("ATLAS_" + name.upper().replace("-", "_"), spec["default"])
