@@ -296,3 +296,14 @@ def test_noisy_notes_are_shown_only_where_the_code_shows_their_condition(rules, 
     assert "215-mps-macos15" in changes("mps_picker.py", "all")
     assert "215-nccl-eager-communicators" not in changes("group.py")
     assert "215-nccl-eager-communicators" in changes("group_nccl.py") and "215-nccl-eager-communicators" in changes("group.py", "all")
+
+
+def test_a_shown_if_pattern_must_read_alike_in_both_engines():
+    import pydantic
+
+    from atlas.schema import Check
+
+    assert Check(kind="name", target="torch.x", shown_if="[\"']mps").shown_if == "[\"']mps"
+    for bad in ("(", "(?<=a)b", "(?P<n>a)", "a\\Z"):
+        with pytest.raises(pydantic.ValidationError):
+            Check(kind="name", target="torch.x", shown_if=bad)

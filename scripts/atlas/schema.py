@@ -224,7 +224,7 @@ class Check(Strict):
             except re.error as exc:
                 raise ValueError(f"not a regular expression: {exc}") from None
             if re.search(r"\(\?[<P=!]|\\[AZz]", v):
-                raise ValueError("use a pattern JavaScript reads alike (no lookbehind, named groups, \\A or \\Z)")
+                raise ValueError("use a pattern both engines read alike: no lookaround, named group, \\A or \\Z")
         return v
 
 
