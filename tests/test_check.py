@@ -348,8 +348,76 @@ def test_env_unknown_never_guessed(rules):
     got = items(rules, "GPU 0: NVIDIA GeForce RTX 30... (UUID: GPU-1)\n")   # truncated: not guessed
     assert got["gpu_arch"]["verdict"] == "unknown"
     assert all(i["verdict"] == "unknown" for i in items(rules, "hello\n").values())
-    got = items(rules, COLLECT_ENV, to="2.13")   # the atlas has no matrix for 2.13
-    assert got["nvidia_driver"]["verdict"] == "unknown" and got["python"]["verdict"] == "unknown"
+    got = items(rules, COLLECT_ENV, to="2.13")   # 2.13 states no matrix: its build matrix gives Python and driver
+    assert got["nvidia_driver"]["verdict"] == "ok" and got["python"]["verdict"] == "ok"
+    assert items(rules, COLLECT_ENV.replace("3.10.14", "3.9.18"), to="2.13")["python"]["verdict"] == "blocked"
+    got = items(rules, "ProductName:\tmacOS\nProductVersion:\t13.6.1\n", to="2.13")   # 14 in 2.12 and 2.14: 14 in 2.13
+    assert got["macos_mps"]["verdict"] == "blocked", got
+
+
+#: the four machines of issue 40, as collect_env prints them
+MACHINES = {
+    "walk": ("PyTorch version: 2.1.2+cu118\nPython version: 3.8.18 (default) [GCC 11.2.0] (64-bit runtime)\n"
+             "OS: Ubuntu 20.04.6 LTS (x86_64)\nGPU models and configuration: GPU 0: NVIDIA GeForce GTX 1080 Ti\n"
+             "Nvidia driver version: 470.223.02\nCUDA used to build PyTorch: 11.8\n"),
+    "rtx5090": ("PyTorch version: 2.7.0+cu128\nPython version: 3.12.3 (main) [GCC 13.2.0] (64-bit runtime)\n"
+                "OS: Ubuntu 24.04 LTS (x86_64)\nGPU models and configuration: GPU 0: NVIDIA GeForce RTX 5090\n"
+                "Nvidia driver version: 570.133.07\nCUDA used to build PyTorch: 12.8\n"),
+    "v100": ("PyTorch version: 2.4.0+cu121\nPython version: 3.11.9 (main) [GCC 11.2.0] (64-bit runtime)\n"
+             "OS: Ubuntu 22.04 LTS (x86_64)\nGPU models and configuration: GPU 0: Tesla V100-SXM2-32GB\n"
+             "Nvidia driver version: 590.48.01\nCUDA used to build PyTorch: 12.1\n"),
+    "py37": ("PyTorch version: 1.13.1+cu117\nPython version: 3.7.16 (default) [GCC 11.2.0] (64-bit runtime)\n"
+             "OS: Ubuntu 20.04.6 LTS (x86_64)\n"),
+}
+
+
+#: what real pastes show (issue 40, part 4): the family of a GPU read from torch's warning, Windows'
+#: processor in Python's build string, a Python dropped before 2.0
+READ_PASTES = {
+    "sm120": ("NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.\n"
+              "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\n"
+              "PyTorch version: 2.5.1+cu124\nOS: Ubuntu 22.04.4 LTS (x86_64)\n"),
+    "windows": ("PyTorch version: 2.1.0+cu121\nOS: Microsoft Windows 11 Pro\nPython version: 3.10.11 (tags/v3.10.11:7d4cc5a, "
+                "Apr  5 2023, 00:38:17) [MSC v.1929 64 bit (AMD64)] (64-bit runtime)\nPython platform: Windows-10-10.0.22631-SP0\n"),
+    "py27": "PyTorch version: 1.4.0\nOS: Ubuntu 18.04.6 LTS (x86_64)\nPython version: 2.7.17 (default) [GCC 7.5.0] (64-bit runtime)\n",
+}
+
+
+def test_env_reads_what_real_pastes_show(rules):
+    gpu = {i["check"]: i for i in ac.check_env(rules, ac.parse_env(READ_PASTES["sm120"]), "2.15", "en")}["gpu_arch"]
+    assert "sm_120, Blackwell" in gpu["found"], gpu          # not the last row of an alphabetical table (Volta)
+    win = ac.parse_env(READ_PASTES["windows"])
+    assert (win["os"], win["arch"]) == ("windows", "x86_64")
+    py = {i["check"]: i for i in ac.check_env(rules, ac.parse_env(READ_PASTES["py27"]), "2.15", "en")}["python"]
+    assert py["verdict"] == "blocked" and py["change"] is None and "dropped before 2.0" in py["note"], py
+
+
+def test_newest_release_comes_with_the_build_that_runs_it(rules):
+    """Issue 40: every build of every release is judged (its GPU code, its CUDA's driver floor); the
+    answer names the build and its pip command, and, apart, the newest release whose default wheel runs."""
+    def newest(name):
+        return ac.newest_runnable(rules, ac.parse_env(MACHINES[name]), "en")
+    walk = newest("walk")   # Python 3.8 ends at 2.4; driver 470 runs CUDA 11 only: cu118
+    assert (walk["release"], walk["build"]) == ("2.4", "cu118"), walk
+    assert walk["pip"].endswith("--index-url https://download.pytorch.org/whl/cu118") and "torch==2.4" in walk["pip"]
+    assert walk["blocked_by"]["release"] == "2.5"
+    five = newest("rtx5090")   # sm_120 code is in cu128 (2.7-2.11); cu13x needs driver 580
+    assert (five["release"], five["build"]) == ("2.11", "cu128"), five
+    assert five["default_wheel"]["release"] == "2.10" and five["default_wheel"]["build"] == "cu128"
+    assert five["blocked_by"]["items"][0]["check"] == "build" and "580" in five["blocked_by"]["items"][0]["note"]
+    v100 = newest("v100")   # sm_70: cu126 keeps it (2.11 took it out of cu128/cu129); CUDA 13 builds start at sm_75
+    assert (v100["release"], v100["build"]) == ("2.14", "cu126"), v100
+    assert "sm_70" in v100["blocked_by"]["items"][0]["note"]
+    assert newest("py37")["release"] is None and newest("py37")["default_wheel"] is None
+    text = ac.newest_text(rules, "en", walk)
+    assert "cu118" in text and "pip install torch==2.4" in text
+
+
+def test_a_machine_is_never_told_its_own_build_is_blocked(rules):
+    """The paste shows its build running: that release and build are not blocked, whatever the tables say."""
+    env = ac.parse_env(MACHINES["walk"].replace("GeForce GTX 1080 Ti", "GeForce GTX 780"))   # sm_35: no cu118 of 2.1 has it
+    got = ac.newest_runnable(rules, env, "en")
+    assert ac.vkey(got["release"]) >= ac.vkey("2.1"), got
 
 
 @pytest.mark.parametrize("paste,check,verdict", [
@@ -471,9 +539,9 @@ Nvidia driver version: 535.183.01
 
 
 def test_env_every_release_judges_the_gpu_from_its_wheel(rules):
-    from atlas.atlas_check import check_env, parse_env
+    from atlas.atlas_check import check_env
 
-    env = parse_env(GTX1080)
+    env = ac.parse_env(GTX1080)
     verdicts = {to: next(i for i in check_env(rules, env, to, "en") if i["check"] == "gpu_arch")["verdict"]
                 for to in rules["releases"]}
     assert "unknown" not in verdicts.values(), verdicts
@@ -485,15 +553,18 @@ def test_env_every_release_judges_the_gpu_from_its_wheel(rules):
 
 
 def test_env_newest_release_this_machine_can_run(rules, rules_file):
-    from atlas.atlas_check import newest_runnable, parse_env
 
-    n = newest_runnable(rules, parse_env(GTX1080), "en")
-    assert n["release"] == "2.7"                       # the CUDA 12.8 wheel of 2.8 has no Pascal code
-    assert n["blocked_by"]["release"] == "2.8" and [i["check"] for i in n["blocked_by"]["items"]] == ["gpu_arch"]
+    n = ac.newest_runnable(rules, ac.parse_env(GTX1080), "en")
+    # the CUDA 12.8 wheel of 2.8 has no Pascal code, but its cu126 build has, up to 2.14 (2.15 has CUDA 13 only)
+    assert (n["release"], n["build"]) == ("2.14", "cu126"), n
+    assert n["default_wheel"]["release"] == "2.7"
+    assert n["blocked_by"]["release"] == "2.15" and [i["check"] for i in n["blocked_by"]["items"]] == ["python"]
     r = run_cli("--rules", str(rules_file), "env", "--to", "2.9", "-", stdin=GTX1080)
-    assert r.returncode == 2 and "newest release this machine can run: 2.7" in r.stdout
+    assert r.returncode == 2 and "newest release this machine can run: 2.14, the cu126 build: pip install torch==2.14.*" in r.stdout
+    assert "newest release whose default wheel (plain pip install torch) runs here: 2.7" in r.stdout
     j = json.loads(run_cli("--rules", str(rules_file), "env", "--format", "json", "-", stdin=GTX1080).stdout)
-    assert j["newest"]["release"] == "2.7"
+    assert (j["newest"]["release"], j["newest"]["build"], j["newest"]["default_wheel"]["release"]) == ("2.14", "cu126", "2.7")
+    assert j["newest"]["pip"] == "pip install torch==2.14.* --index-url https://download.pytorch.org/whl/cu126"
 
 
 # --------------------------------------------------------------------------------------------
@@ -599,22 +670,22 @@ Python version: 3.11.11 (main, Dec 11 2024, 16:28:39) [GCC 11.2.0] (64-bit runti
 
 
 def test_env_platform_item_says_when_no_wheel_exists_or_glibc_is_too_old(rules):
-    from atlas.atlas_check import check_env, newest_runnable, parse_env
+    from atlas.atlas_check import check_env
 
     def plat(paste, to):
-        return next(i for i in check_env(rules, parse_env(paste), to, "en") if i["check"] == "platform")
+        return next(i for i in check_env(rules, ac.parse_env(paste), to, "en") if i["check"] == "platform")
 
     assert plat(INTEL_MAC, "2.2")["verdict"] == "ok"
     blocked = plat(INTEL_MAC, "2.3")
     assert blocked["verdict"] == "blocked" and blocked["change"] == "23-macos-x86-wheels-end"
     assert blocked["note"].startswith("no wheel for this platform")
-    assert newest_runnable(rules, parse_env(INTEL_MAC), "en")["release"] == "2.2"
+    assert ac.newest_runnable(rules, ac.parse_env(INTEL_MAC), "en")["release"] == "2.2"
     assert plat(OLD_GLIBC, "2.6")["verdict"] == "ok"
     g = plat(OLD_GLIBC, "2.7")
     assert g["verdict"] == "blocked" and g["change"] == "27-manylinux-228-cxx11-abi" and "glibc 2.28" in g["note"]
     assert plat(OLD_GLIBC, "2.15")["verdict"] == "blocked"
     # a paste that names no OS gets no platform row at all
-    assert not [i for i in check_env(rules, parse_env("Python 3.11.4\n"), "2.15", "en") if i["check"] == "platform"]
+    assert not [i for i in check_env(rules, ac.parse_env("Python 3.11.4\n"), "2.15", "en") if i["check"] == "platform"]
 
 
 MAC_ARM_13 = """PyTorch version: 2.8.0
@@ -636,17 +707,17 @@ Python platform: Linux-5.15.0-1051-aws-aarch64-with-glibc2.35
 def test_env_platform_item_reads_the_registry_of_every_platform(rules):
     """The wheels of each platform family come from the registry's file list: the macOS floor of
     the arm64 wheel, the glibc of the aarch64 wheel, and the processor from "Python platform"."""
-    from atlas.atlas_check import check_env, newest_runnable, parse_env
+    from atlas.atlas_check import check_env
 
     def plat(paste, to):
-        return next(i for i in check_env(rules, parse_env(paste), to, "en") if i["check"] == "platform")
+        return next(i for i in check_env(rules, ac.parse_env(paste), to, "en") if i["check"] == "platform")
 
-    env = parse_env(MAC_ARM_13)
+    env = ac.parse_env(MAC_ARM_13)
     assert (env["os"], env["arch"], env["macos"]) == ("macos", "arm64", "13.6.1")
     assert plat(MAC_ARM_13, "2.11")["verdict"] == "ok"
     m = plat(MAC_ARM_13, "2.12")
     assert m["verdict"] == "blocked" and m["found"] == "macOS arm64, macOS 13.6.1" and "macOS 14.0" in m["note"], m
-    newest = newest_runnable(rules, env, "en")   # with MPS: 2.9 needs macOS 14 for it
+    newest = ac.newest_runnable(rules, env, "en")   # with MPS: 2.9 needs macOS 14 for it
     assert newest["release"] == "2.8" and [i["check"] for i in newest["blocked_by"]["items"]] == ["macos_mps"], newest
     mps = {to: next(i for i in check_env(rules, env, to, "en") if i["check"] == "macos_mps") for to in ("2.8", "2.9", "2.11")}
     assert mps["2.8"]["verdict"] == "unknown"
@@ -655,7 +726,7 @@ def test_env_platform_item_reads_the_registry_of_every_platform(rules):
     # sw_vers with `uname -m` beside it names the processor
     sw = "ProductName:\t\tmacOS\nProductVersion:\t\t13.6.9\n% uname -m\nx86_64\ntorch==2.2.2\n"
     assert plat(sw, "2.3")["verdict"] == "blocked" and plat(sw, "2.3")["change"] == "23-macos-x86-wheels-end"
-    env = parse_env(LINUX_ARM)
+    env = ac.parse_env(LINUX_ARM)
     assert (env["os"], env["arch"], env["glibc"]) == ("linux", "aarch64", "2.35")
     assert plat(LINUX_ARM, "2.15")["verdict"] == "ok" and plat(LINUX_ARM, "2.15")["found"] == "Linux aarch64, glibc 2.35"
     # glibc 2.17 is too old for the aarch64 wheel once it moved to manylinux_2_28 (2.6, a release earlier than x86-64)
@@ -693,10 +764,10 @@ Python version: 3.8.10 (default, Nov 22 2023, 10:22:35)  [GCC 9.4.0] (64-bit run
 def test_env_knows_the_python_and_cuda_builds_that_end_in_selected_releases(rules):
     """The ends of Python 3.8 and 3.9 and of the cu121, cu124 and cu118 builds (curated from
     PyTorch's release guide) give verdicts for the selected releases, with their change pages."""
-    from atlas.atlas_check import check_env, parse_env
+    from atlas.atlas_check import check_env
 
     def row(paste, to, check):
-        return next(i for i in check_env(rules, parse_env(paste), to, "en") if i["check"] == check)
+        return next(i for i in check_env(rules, ac.parse_env(paste), to, "en") if i["check"] == check)
 
     assert row(CU118_PY38, "2.4", "python")["verdict"] == "ok"
     p = row(CU118_PY38, "2.5", "python")
@@ -784,10 +855,10 @@ def test_crash_exits_4_and_a_closed_pipe_is_quiet(rules_file, tmp_path):
 def test_env_fields_that_cannot_be_read_are_unknown_not_a_crash(rules):
     """A driver written as a word, a Windows driver version, and nvidia-smi rows of Windows
     (WDDM, TCC); long runs of spaces after every field cost linear time."""
-    from atlas.atlas_check import check_env, parse_env
+    from atlas.atlas_check import check_env
 
     def drv(paste):
-        return next(i for i in check_env(rules, parse_env(paste), "2.15", "en") if i["check"] == "nvidia_driver")
+        return next(i for i in check_env(rules, ac.parse_env(paste), "2.15", "en") if i["check"] == "nvidia_driver")
 
     for word in ("Unknown", "x", "v580"):
         d = drv(f"PyTorch version: 2.9.1\nNvidia driver version: {word}\n")
@@ -797,10 +868,10 @@ def test_env_fields_that_cannot_be_read_are_unknown_not_a_crash(rules):
     smi = ("| NVIDIA-SMI 581.29    Driver Version: 581.29    CUDA Version: 13.0 |\n"
            "|   0  NVIDIA GeForce RTX 4090      WDDM  |   00000000:01:00.0  On |   Off |\n"
            "|   1  Tesla V100-PCIE-16GB          TCC  |   00000000:02:00.0 Off |     0 |\n")
-    assert parse_env(smi)["gpus"] == ["NVIDIA GeForce RTX 4090", "Tesla V100-PCIE-16GB"]
+    assert ac.parse_env(smi)["gpus"] == ["NVIDIA GeForce RTX 4090", "Tesla V100-PCIE-16GB"]
     hostile = "PyTorch version: 2.9.1\n" + "".join(p + " " * 100000 + "\n" for p in ("GPU 0: ", "|   0  ", "GPU models and configuration: ",
                                                         "Nvidia driver version: ", "OS: "))
-    env = parse_env(hostile + "GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-1)\n")
+    env = ac.parse_env(hostile + "GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-1)\n")
     assert env["gpus"] == ["NVIDIA A100-SXM4-40GB"]
 
 
@@ -941,15 +1012,14 @@ Nvidia driver version        : 550.127.05
 def test_env_reads_the_layouts_real_pastes_come_in(rules, rules_file, tmp_path):
     """vLLM's sectioned collect_env, an indented or quoted paste, colour codes, pip list; a paste
     in no known format is a usage error (exit 3), never "nothing blocked"."""
-    from atlas.atlas_check import parse_env
 
     want = {"torch": "2.6.0+cu124", "python": "3.12.9", "driver": "550.127.05", "gpus": ["NVIDIA H100 80GB HBM3"],
             "os": "linux", "arch": "x86_64", "glibc": "2.35", "cuda": "12.4"}
     for paste in (VLLM, "\n".join("   " + ln for ln in VLLM.split("\n")), "\n".join("> " + ln for ln in VLLM.split("\n")),
                   VLLM.replace("PyTorch version", "\x1b[1mPyTorch version\x1b[0m")):
-        env = parse_env(paste)
+        env = ac.parse_env(paste)
         assert {k: env[k] for k in want} == want, paste[:80]
-    assert parse_env("Package    Version\n---------- -------\ntorch      2.9.1+cu128\n")["torch"] == "2.9.1+cu128"
+    assert ac.parse_env("Package    Version\n---------- -------\ntorch      2.9.1+cu128\n")["torch"] == "2.9.1+cu128"
     junk = tmp_path / "junk.txt"
     junk.write_text("hello\nthis is not a paste\n", encoding="utf-8")
     p = run_cli("--rules", rules_file, "env", str(junk))

@@ -157,6 +157,21 @@ def test_env_parity(rules):
             py = ac.check_env(rules, ac.parse_env(part), c["to"], "en")
             assert [(i["check"], i["found"], i["verdict"], i["change"], i["url"]) for i in py] == \
                    [(i["check"], i["found"], i["verdict"], i["change"], i["url"]) for i in r["items"]], c["path"].name
+            # the newest release, its build and pip command, the default wheel's, what blocks the next
+            assert ac.newest_runnable(rules, ac.parse_env(part), "en") == r["newest"], c["path"].name
+
+
+def test_newest_build_parity(rules):
+    """Issue 40's machines: both engines name the same release, build, pip command and default wheel."""
+    from test_check import MACHINES
+
+    js = ev.run_js({"rules": rules, "env": [{"text": t, "to": "2.15"} for t in MACHINES.values()]})["env"]
+    got = {name: j["newest"] for name, j in zip(MACHINES, js)}
+    for name, text in MACHINES.items():
+        assert ac.newest_runnable(rules, ac.parse_env(text), "en") == got[name], name
+    assert [(got[n]["release"], got[n]["build"]) for n in ("walk", "rtx5090", "v100")] == [
+        ("2.4", "cu118"), ("2.11", "cu128"), ("2.14", "cu126")]
+    assert got["py37"]["release"] is None
 
 
 def test_detect_kind_parity(rules):
@@ -307,3 +322,17 @@ def test_a_shown_if_pattern_must_read_alike_in_both_engines():
     for bad in ("(", "(?<=a)b", "(?P<n>a)", "a\\Z"):
         with pytest.raises(pydantic.ValidationError):
             Check(kind="name", target="torch.x", shown_if=bad)
+
+
+def test_read_pastes_parity(rules):
+    """What real pastes show (a GPU's family from its capability, Windows' processor, a Python older
+    than every release) is read and judged the same in both engines."""
+    from test_check import READ_PASTES
+
+    texts = list(READ_PASTES.values())
+    js = ev.run_js({"rules": rules, "env": [{"text": t, "to": "2.15"} for t in texts]})["env"]
+    for t, j in zip(texts, js):
+        py = ac.check_env(rules, ac.parse_env(t), "2.15", "en")
+        assert [(i["check"], i["found"], i["verdict"], i["change"], i["note"]) for i in py] == \
+               [(i["check"], i["found"], i["verdict"], i["change"], i["note"]) for i in j["items"]], t
+

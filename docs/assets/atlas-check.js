@@ -1952,6 +1952,10 @@
           var ap = /-(x86_64|arm64|aarch64|AMD64)(?:-|$)/.exec(first(/^Python platform:\s*(\S+)/m, text) || "");
           env.arch = ap ? ap[1].toLowerCase().replace("amd64", "x86_64") : null;
         }
+        if (env.arch === null && env.os === "windows") {   // Windows: the processor of Python's own build, "[MSC v.1929 64 bit (AMD64)]"
+          var aw = /\[MSC [^\]]*\((AMD64|ARM64)\)\]/.exec(first(/^Python version:\s*(.*)$/m, text) || "");
+          env.arch = aw ? (aw[1] === "AMD64" ? "x86_64" : "aarch64") : null;
+        }
         if (env.arch === "arm64" || env.arch === "aarch64") env.arch = env.os === "macos" ? "arm64" : "aarch64";
       }
       env.glibc = first(/^Libc version:\s*glibc-(\d+\.\d+)/m, text);
@@ -2059,8 +2063,10 @@
   function nvidiaGpu(name, env, gpus) {
     var cc = hasOwn(env.gpu_cc, name) ? env.gpu_cc[name] : null;
     if (cc) {
-      var before = Object.keys(gpus.arch_ccs).filter(function (a) { return !cclt(cc, gpus.arch_ccs[a][0]); });
-      return { ccs: [cc], arch: before.length ? before[before.length - 1] : null, inferred: null };
+      // the generation whose first capability is the highest at or below it (not the table's order)
+      var before = Object.keys(gpus.arch_ccs).filter(function (a) { return !cclt(cc, gpus.arch_ccs[a][0]); }), top = null;
+      before.forEach(function (a) { if (top === null || cclt(gpus.arch_ccs[top][0], gpus.arch_ccs[a][0])) top = a; });
+      return { ccs: [cc], arch: top, inferred: null };
     }
     var row = lookupGpu(name, gpus.nvidia);
     if (row) return { ccs: [row.cc], arch: row.arch, inferred: null };
@@ -2162,17 +2168,93 @@
     return archs.some(function (a) { var m = /^sm_(\d+)(\d)[a-z]?$/.exec(a); return m && m[1] === p[0] && parseInt(m[2], 10) <= parseInt(p[1], 10); });
   }
 
-  // the newest release none of whose items is blocked, and what blocks the release after it
-  function newestRunnable(rules, env, lang) {
-    var after = null, rel = rules.releases;
-    for (var i = rel.length - 1; i >= 0; i--) {
-      var items = checkEnvParsed(rules, env, rel[i], lang);
-      // the installed CUDA / ROCm build is a choice of wheel, not the machine (atlas_check.BUILD_CHOICES)
-      var blocked = items.filter(function (x) { return x.verdict === "blocked" && x.check !== "cuda_wheel" && x.check !== "rocm_wheel"; });
-      if (!blocked.length) return { release: rel[i], unknown: items.filter(function (x) { return x.verdict === "unknown" && x.found; }).map(function (x) { return x.check; }), blocked_by: after };
-      after = { release: rel[i], items: blocked.map(function (x) { return { check: x.check, found: x.found, note: x.note, url: x.url, note_text: x.note_text }; }) };
+  // the build the paste's torch is (cu118, rocm6.1, cpu), from its local version or its CUDA (atlas_check.running_build)
+  function runningBuild(env) {
+    var m = /\+(cu\d+|rocm[\d.]+|cpu|xpu)\b/.exec(env.torch || "");
+    if (m) return m[1];
+    if (env.cuda) return "cu" + (env.cuda.match(/\d+/g) || []).slice(0, 2).join("");
+    return null;
+  }
+  // the builds that could serve this machine (atlas_check.build_candidates)
+  function buildCandidates(env, builds) {
+    if (env.gpus.length || env.driver) return builds.filter(function (b) { return b.kind === "cuda"; });
+    if (env.gfx.length || env.amd_names.length || env.amd_pci.length || env.rocm) return builds.filter(function (b) { return b.kind === "rocm"; });
+    var d = builds.filter(function (b) { return b.default; });
+    return d.length ? d : builds.filter(function (b) { return b.kind === "cpu"; });
+  }
+  function major(v) { var m = /^\d+/.exec(String(v || "")); return m ? parseInt(m[0], 10) : null; }
+  // build b of release v on this machine: [blocking messages, checks not judged] (atlas_check.judge_build)
+  function judgeBuild(rules, env, v, b) {
+    var fr = env.torch ? releaseOf(env.torch, rules.releases) : [null, null];
+    if (fr[0] === v && !fr[1] && runningBuild(env) === b.build) return [[], []];
+    var blocked = [], unknown = [];
+    if (b.kind === "cuda") {
+      var need = env.os === "windows" ? b.driver_windows : b.driver_linux;
+      if (env.driver) {
+        var have = driverVersion(env.driver)[0];
+        if (have === null || need === null || need === undefined) unknown.push("nvidia_driver");
+        else if (have < major(need)) blocked.push(msg("check.note.build_driver", { build: b.build, version: need }));
+      }
+      if (env.gpus.length) {
+        var gp = rules.env.gpus, rows = env.gpus.map(function (g) { return nvidiaGpu(g, env, gp); });
+        var floor = (gp.toolkit_min_cc || {})[(b.cuda || "").split(".")[0]] || null, low;
+        if (b.archs && b.archs.length) low = rows.filter(function (r) { return r && !r.ccs.some(function (c) { return gpuRuns(c, b.archs); }); });
+        else low = rows.filter(function (r) { return r && floor && r.ccs.every(function (c) { return cclt(c, floor); }); });
+        if (low.length) blocked.push(msg("check.note.build_arch", { build: b.build, sms: low[0].ccs.map(function (c) { return "sm_" + c.replace(".", ""); }).join("/") }));
+        else if (!(b.archs && b.archs.length) || rows.some(function (r) { return !r; })) unknown.push("gpu_arch");
+      }
     }
-    return { release: null, unknown: [], blocked_by: after };
+    return [blocked, unknown];
+  }
+  // the newest release none of whose items is blocked and one of whose builds runs here, with that
+  // build and its pip command; the newest whose default wheel runs; what blocks the release after it
+  // (atlas_check.newest_runnable)
+  function newestRunnable(rules, env, lang) {
+    var after = null, best = null, defaultWheel = null, rel = rules.releases;
+    for (var i = rel.length - 1; i >= 0; i--) {
+      var v = rel[i], items = checkEnvParsed(rules, env, v, lang);
+      var cands = buildCandidates(env, rules.env.releases[v].builds || []);
+      var byBuild = cands.some(function (b) { return b.kind === "cuda"; });
+      // the installed CUDA / ROCm build is a choice of wheel, not the machine (atlas_check.BUILD_CHOICES);
+      // with a build matrix, each build decides the driver and the GPU (atlas_check.BUILD_ITEMS)
+      var skip = { cuda_wheel: 1, rocm_wheel: 1 };
+      if (byBuild) { skip.nvidia_driver = 1; skip.gpu_arch = 1; }
+      var blocked = items.filter(function (x) { return x.verdict === "blocked" && !skip[x.check]; });
+      var judged = cands.map(function (b) { var j = judgeBuild(rules, env, v, b); return [b, j[0], j[1]]; });
+      var runs = judged.filter(function (j) { return !j[1].length; });
+      runs.sort(function (x, y) {
+        return (x[2].length - y[2].length) || ((x[0].default ? 0 : 1) - (y[0].default ? 0 : 1)) ||
+          (parseFloat(y[0].cuda || 0) - parseFloat(x[0].cuda || 0));
+      });
+      if (!blocked.length && defaultWheel === null) {
+        var d = judged.filter(function (j) { return j[0].default && !j[1].length; })[0];
+        if (d || !cands.length) defaultWheel = { release: v, build: d ? d[0].build : null, pip: d ? d[0].pip : null };
+      }
+      if (!blocked.length && (runs.length || !cands.length)) {
+        if (best === null) {
+          var r0 = runs.length ? runs[0] : [null, [], []], b0 = r0[0];
+          var found = items.filter(function (x) { return x.verdict === "unknown" && x.found && !skip[x.check]; }).map(function (x) { return x.check; });
+          var unk = [];
+          found.concat(r0[2]).forEach(function (c) { if (unk.indexOf(c) < 0) unk.push(c); });
+          best = { release: v, build: b0 ? b0.build : null, pip: b0 ? b0.pip : null, unknown: unk, blocked_by: after };
+        }
+        if (defaultWheel !== null) break;
+        continue;
+      }
+      if (best === null) {
+        var out = blocked.map(function (x) { return { check: x.check, found: x.found, note: x.note, url: x.url, note_text: x.note_text }; });
+        if (!blocked.length) {   // every build is blocked: the reasons, build by build
+          var why = [];
+          judged.forEach(function (j) { why = why.concat(j[1]); });
+          var note = msg("check.note.no_build", { release: v, builds: why });
+          out = [{ check: "build", found: null, note: say(rules, "en", note), url: rules.release_urls[v][lang], note_text: say(rules, lang, note) }];
+        }
+        after = { release: v, items: out };
+      }
+    }
+    if (best === null) best = { release: null, build: null, pip: null, unknown: [], blocked_by: after };
+    best.default_wheel = defaultWheel;
+    return best;
   }
 
   function checkEnvParsed(rules, env, to, lang) {
@@ -2203,7 +2285,9 @@
         var m = E.releases[v].python_min, c = E.releases[v].links.python_min;
         if (m && c && !dropped && cclt(xy, m)) dropped = c;
       });
-      if (cclt(xy, facts.python_min)) item("python", shown, "blocked", dropped || links.python_min, msg("check.note.python_min", { release: to, version: facts.python_min }));
+      var oldest = E.releases[rules.releases[0]].python_min;   // dropped before the oldest release known here
+      if (cclt(xy, facts.python_min) && oldest && cclt(xy, oldest)) item("python", shown, "blocked", null, msg("check.note.python_before", { release: rules.releases[0], version: oldest, python: xy }));
+      else if (cclt(xy, facts.python_min)) item("python", shown, "blocked", dropped || links.python_min, msg("check.note.python_min", { release: to, version: facts.python_min }));
       else if (cclt(facts.python_max, xy)) item("python", shown, "blocked", links.python_max, msg("check.note.python_max", { release: to, version: facts.python_max }));
       else if (env.free_threaded && facts.python_free_threaded !== null && facts.python_free_threaded.indexOf(xy + "t") < 0) item("python", shown, "blocked", links.python_min, msg("check.note.no_free_threaded", { version: xy + "t" }));
       else item("python", shown, "ok", links.python_min);

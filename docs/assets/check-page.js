@@ -185,7 +185,9 @@
     box.appendChild(ul);
     if (res.newest) {
       var n = el("p", { "class": "atlas-check-newest", "data-release": res.newest.release || "" });
-      var newest = el("strong", {}, res.newest.release ? T("check.newest", { release: res.newest.release }) : T("check.newest_none"));
+      var nb = res.newest.build;
+      var newest = el("strong", {}, res.newest.release ? (nb ? T("check.newest_build", { release: res.newest.release, build: nb })
+        : T("check.newest", { release: res.newest.release })) : T("check.newest_none"));
       var b = res.newest.blocked_by;
       if (b) {   // what blocks the next release, each reason a link, laid out as the language does (check.newest_line)
         var reasons = el("span");
@@ -198,6 +200,16 @@
         n.appendChild(newest);
       }
       box.appendChild(n);
+      if (nb) {   // the build's pip command, and the newest release whose default wheel runs (atlas_check.newest_text)
+        var pip = el("p", { "class": "atlas-check-pip" });
+        pip.appendChild(el("code", {}, res.newest.pip));
+        box.appendChild(pip);
+        var dw = res.newest.default_wheel;
+        if (!dw || dw.release !== res.newest.release) {
+          box.appendChild(el("p", { "class": "atlas-check-default-wheel", "data-release": dw ? dw.release : "" },
+            dw ? T("check.default_wheel", { release: dw.release }) : T("check.default_wheel_none")));
+        }
+      }
     }
     return res.items;
   }

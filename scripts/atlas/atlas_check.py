@@ -2237,6 +2237,9 @@ def parse_env(text):
                 pp = _first(r"^Python platform:\s*(\S+)", text) or ""
                 a = re.search(r"-(x86_64|arm64|aarch64|AMD64)(?:-|$)", pp)
                 env["arch"] = a.group(1).lower().replace("amd64", "x86_64") if a else None
+            if env["arch"] is None and env["os"] == "windows":   # Windows: Python's own build, "[MSC v.1929 64 bit (AMD64)]"
+                aw = re.search(r"\[MSC [^\]]*\((AMD64|ARM64)\)\]", _first(r"^Python version:\s*(.*)$", text) or "")
+                env["arch"] = ("x86_64" if aw.group(1) == "AMD64" else "aarch64") if aw else None
             if env["arch"] in ("arm64", "aarch64"):   # the same processor: Linux says aarch64, macOS arm64
                 env["arch"] = "arm64" if env["os"] == "macos" else "aarch64"
         env["glibc"] = _first(r"^Libc version:\s*glibc-(\d+\.\d+)", text)
@@ -2387,8 +2390,10 @@ def nvidia_gpu(name, env, gpus):
     series (inferred)."""
     cc = env.get("gpu_cc", {}).get(name)
     if cc:
+        # the generation whose first capability is the highest at or below it (not the table's order)
         arch = [a for a, ccs in gpus["arch_ccs"].items() if ccv(ccs[0]) <= ccv(cc)]
-        return {"ccs": [cc], "arch": arch[-1] if arch else None, "inferred": None}
+        top = max(arch, key=lambda a: ccv(gpus["arch_ccs"][a][0])) if arch else None
+        return {"ccs": [cc], "arch": top, "inferred": None}
     row = lookup_gpu(name, gpus["nvidia"])
     if row:
         return {"ccs": [row["cc"]], "arch": row["arch"], "inferred": None}
@@ -2430,23 +2435,111 @@ def gpu_runs(cc, archs):
     return False
 
 
+#: the items a build of a release decides (judged per build when the release has a build matrix)
+BUILD_ITEMS = ("nvidia_driver", "gpu_arch")
+
+
+def _major(v):
+    m = re.match(r"\d+", str(v or ""))
+    return int(m.group(0)) if m else None
+
+
+def running_build(env):
+    """The build the paste's torch is (``cu118``, ``rocm6.1``, ``cpu``) from its local version or
+    its CUDA version; None when the paste does not say."""
+    m = re.search(r"\+(cu\d+|rocm[\d.]+|cpu|xpu)\b", env.get("torch") or "")
+    if m:
+        return m.group(1)
+    if env.get("cuda"):
+        return "cu" + "".join(re.findall(r"\d+", env["cuda"])[:2])
+    return None
+
+
+def build_candidates(env, builds):
+    """The builds of a release that could serve this machine: CUDA builds on a machine with NVIDIA
+    traces (a GPU or a driver), ROCm builds on one with AMD traces, else the default wheel."""
+    if env["gpus"] or env["driver"]:
+        return [b for b in builds if b["kind"] == "cuda"]
+    if env["gfx"] or env["amd_names"] or env["amd_pci"] or env["rocm"]:
+        return [b for b in builds if b["kind"] == "rocm"]
+    return [b for b in builds if b["default"]] or [b for b in builds if b["kind"] == "cpu"]
+
+
+def judge_build(rules, env, v, b):
+    """Build ``b`` of release ``v`` on this machine: (blocking messages, checks it could not judge).
+    The build the paste is running is proven to run (the paste shows it)."""
+    frm, note = release_of(env["torch"], rules["releases"]) if env["torch"] else (None, None)
+    if frm == v and note is None and running_build(env) == b["build"]:
+        return [], []
+    blocked, unknown = [], []
+    if b["kind"] == "cuda":
+        need = b["driver_windows"] if env.get("os") == "windows" else b["driver_linux"]
+        have = driver_version(env["driver"])[0] if env["driver"] else None
+        if env["driver"]:
+            if have is None or need is None:
+                unknown.append("nvidia_driver")
+            elif have < _major(need):
+                blocked.append(msg("check.note.build_driver", build=b["build"], version=need))
+        if env["gpus"]:
+            rows = [nvidia_gpu(g, env, rules["env"]["gpus"]) for g in env["gpus"]]
+            floor = (rules["env"]["gpus"].get("toolkit_min_cc") or {}).get((b["cuda"] or "").split(".")[0])
+            if b["archs"]:
+                low = [r for r in rows if r and not any(gpu_runs(c, b["archs"]) for c in r["ccs"])]
+            else:   # no arch list known: only the toolkit's floor can rule a GPU out
+                low = [r for r in rows if r and floor and all(ccv(c) < ccv(floor) for c in r["ccs"])]
+            if low:
+                blocked.append(msg("check.note.build_arch", build=b["build"],
+                                   sms="/".join("sm_" + c.replace(".", "") for c in low[0]["ccs"])))
+            elif not b["archs"] or any(r is None for r in rows):
+                unknown.append("gpu_arch")
+    return blocked, unknown
+
+
 def newest_runnable(rules, env, lang):
-    """The newest release none of whose items is blocked for this machine, and what blocks the
-    release after it: {"release", "blocked_by": {"release", "items"}}; None when every release is
+    """The newest release none of whose items is blocked for this machine and one of whose builds
+    runs on it (the build matrix: its GPU code and the driver its CUDA needs), with that build and
+    its pip command; the newest release whose default wheel runs (``default_wheel``); and what
+    blocks the release after it: {"release", "build", "pip", "unknown", "blocked_by": {"release",
+    "items"}, "default_wheel": {"release", "build", "pip"}}; release None when every release is
     blocked. Unknown items do not block: the answer says which items it could not judge. The CUDA
-    and ROCm build of the paste (BUILD_CHOICES) does not block either: that is a choice of wheel,
-    and another build of the same release may run on the machine."""
+    and ROCm build of the paste (BUILD_CHOICES) does not block either: that is a choice of wheel."""
     releases = rules["releases"]
-    after = None
+    after, best, default_wheel = None, None, None
     for v in reversed(releases):
         items = check_env(rules, env, v, lang)
-        blocked = [i for i in items if i["verdict"] == "blocked" and i["check"] not in BUILD_CHOICES]
-        if not blocked:
-            return {"release": v, "unknown": [i["check"] for i in items if i["verdict"] == "unknown" and i["found"]],
-                    "blocked_by": after}
-        after = {"release": v, "items": [{"check": i["check"], "found": i["found"], "note": i["note"], "url": i["url"],
-                                          "note_text": i["note_text"]} for i in blocked]}
-    return {"release": None, "unknown": [], "blocked_by": after}
+        builds = rules["env"]["releases"][v].get("builds") or []
+        cands = build_candidates(env, builds)
+        by_build = bool(cands) and any(b["kind"] == "cuda" for b in cands)   # the build decides driver and GPU
+        skip = BUILD_CHOICES + (BUILD_ITEMS if by_build else ())
+        blocked = [i for i in items if i["verdict"] == "blocked" and i["check"] not in skip]
+        judged = [(b, *judge_build(rules, env, v, b)) for b in cands]
+        runs = sorted((j for j in judged if not j[1]),
+                      key=lambda j: (len(j[2]), not j[0]["default"], -float(j[0]["cuda"] or 0)))
+        if not blocked and default_wheel is None:
+            d = next((j for j in judged if j[0]["default"] and not j[1]), None)
+            if d is not None or not cands:
+                default_wheel = {"release": v, "build": d[0]["build"] if d else None, "pip": d[0]["pip"] if d else None}
+        if not blocked and (runs or not cands):
+            if best is None:
+                b, _, unk = runs[0] if runs else (None, [], [])
+                found = [i["check"] for i in items if i["verdict"] == "unknown" and i["found"] and i["check"] not in skip]
+                best = {"release": v, "build": b["build"] if b else None, "pip": b["pip"] if b else None,
+                        "unknown": list(dict.fromkeys(found + unk)), "blocked_by": after}
+            if default_wheel is not None:
+                break
+            continue
+        if best is None:
+            out = [{"check": i["check"], "found": i["found"], "note": i["note"], "url": i["url"],
+                    "note_text": i["note_text"]} for i in blocked]
+            if not blocked:   # every build is blocked: the reasons, build by build
+                note = msg("check.note.no_build", release=v, builds=[x for j in judged for x in j[1]])
+                out = [{"check": "build", "found": None, "note": say(rules, "en", note),
+                        "url": rules["release_urls"][v][lang], "note_text": say(rules, lang, note)}]
+            after = {"release": v, "items": out}
+    if best is None:
+        best = {"release": None, "build": None, "pip": None, "unknown": [], "blocked_by": after}
+    best["default_wheel"] = default_wheel
+    return best
 
 
 def check_env(rules, env, to, lang):
@@ -2487,7 +2580,11 @@ def check_env(rules, env, to, lang):
     else:
         xy = ".".join(py.split(".")[:2])
         shown = py + ("t" if env["free_threaded"] else "")
-        if ccv(xy) < ccv(facts["python_min"]):
+        oldest = E["releases"][releases[0]]["python_min"]
+        if ccv(xy) < ccv(facts["python_min"]) and oldest and ccv(xy) < ccv(oldest):
+            # dropped before the oldest release known here: no change of the atlas dropped it
+            item("python", shown, "blocked", None, msg("check.note.python_before", release=releases[0], version=oldest, python=xy))
+        elif ccv(xy) < ccv(facts["python_min"]):
             # the row names the change that dropped this Python, in whichever release on the way it was
             dropped = next((E["releases"][v]["links"]["python_min"] for v in upto if E["releases"][v]["python_min"]
                             and E["releases"][v]["links"].get("python_min")
@@ -3337,11 +3434,17 @@ def newest_text(rules, lang, newest):
         why = say(rules, lang, msg("check.cli.reason_sep")).join(reasons)
     if newest["release"] is None:
         return say(rules, lang, msg("check.cli.newest_none", release=b["release"], reasons=why))
-    out = say(rules, lang, msg("check.cli.newest", release=newest["release"]))
+    out = say(rules, lang, msg("check.cli.newest_build", release=newest["release"], build=newest["build"], pip=newest["pip"])
+              if newest.get("build") else msg("check.cli.newest", release=newest["release"]))
     if newest["unknown"]:
         out += say(rules, lang, msg("check.cli.not_judged", items=[msg("check.cli.item." + c) for c in newest["unknown"]]))
     if b:
         out += "\n    " + say(rules, lang, msg("check.cli.blocked", release=b["release"], reasons=why))
+    d = newest.get("default_wheel")
+    if newest.get("build") and d and d["release"] != newest["release"]:
+        out += "\n    " + say(rules, lang, msg("check.cli.default_wheel", release=d["release"]))
+    elif newest.get("build") and not d:
+        out += "\n    " + say(rules, lang, msg("check.cli.default_wheel_none"))
     return out
 
 

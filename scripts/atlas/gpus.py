@@ -80,6 +80,15 @@ class CudaDriver(Strict):
     locator: str = Field(min_length=3)
 
 
+class CudaToolkit(Strict):
+    """The oldest GPU a CUDA toolkit major version still compiles code for: a build made with it
+    holds no GPU code below that compute capability, even where no arch list of the build is known."""
+    cuda: str = Field(pattern=r"^\d+$")
+    min_cc: str = Field(pattern=r"^\d+\.\d+$")
+    source: str
+    locator: str = Field(min_length=3)
+
+
 def words(name: str) -> list[str]:
     """The words of a GPU name as the checker compares them: upper case, split at spaces,
     hyphens, slashes and brackets, without the vendor words (NVIDIA, AMD)."""
@@ -105,13 +114,15 @@ class GpuTable(Strict):
     amd: list[AmdGpu] = []
     amd_pci_ids: list[AmdPciIds] = []
     cuda_drivers: list[CudaDriver] = []
+    cuda_toolkits: list[CudaToolkit] = []
 
     @model_validator(mode="after")
     def _consistent(self) -> GpuTable:
         known = {s.id for s in self.sources}
         arches = {a.name: a for a in self.nvidia_architectures}
         problems = []
-        for row in [*self.nvidia_architectures, *self.nvidia, *self.nvidia_series, *self.amd, *self.amd_pci_ids, *self.cuda_drivers]:
+        for row in [*self.nvidia_architectures, *self.nvidia, *self.nvidia_series, *self.amd, *self.amd_pci_ids, *self.cuda_drivers,
+                    *self.cuda_toolkits]:
             if row.source not in known:
                 label = (getattr(row, "model", None) or getattr(row, "name", None) or getattr(row, "chip", None)
                          or getattr(row, "series", None) or f"CUDA {row.cuda}")

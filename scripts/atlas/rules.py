@@ -525,6 +525,33 @@ class _Builder:
                 releases[pt.version]["wheels"] = (w.platform_floors or None) if w else None
         if glibc_change:
             links_all.add(glibc_change)
+        # every official build of every release (data/builds.yaml, derived in enrich): what the
+        # checkers judge per build for "the newest release this machine can run, with its build"
+        for v, rows in (self.atlas.builds or {}).items():
+            if v in releases:
+                releases[v]["builds"] = [{"build": b.build, "kind": b.kind, "cuda": b.cuda, "default": b.default,
+                                          "pip": b.pip, "archs": b.archs, "driver_linux": b.driver_linux,
+                                          "driver_windows": b.driver_windows, "pythons": b.pythons,
+                                          "platforms": b.platforms} for b in rows]
+                # a release whose own facts lack its Python range or driver: its build matrix has them
+                # (the default wheel's CPython tags, else the matrix's row; its CUDA's driver floor)
+                f = releases[v]
+                d = next((b for b in rows if b.default), None)
+                pys = sorted((p for p in (d.pythons if d else rows[0].pythons if rows else []) if p[-1].isdigit()),
+                             key=version_key)
+                if pys and f["python_min"] is None and f["python_max"] is None:
+                    f["python_min"], f["python_max"] = pys[0], pys[-1]
+                if d and d.driver_linux and f["nvidia_min_driver"] is None:
+                    f["nvidia_min_driver"] = d.driver_linux.split(".")[0]
+        # a minimum that is the same in the known releases on both sides of a release that does
+        # not state it (the macOS MPS needs: 14 in 2.12 and 2.14) is that release's too
+        order = sorted(releases, key=version_key)
+        for key in ("macos_min_mps",):
+            for i, v in enumerate(order[1:-1], 1):
+                before = next((releases[w][key] for w in reversed(order[:i]) if releases[w][key] is not None), None)
+                after = next((releases[w][key] for w in order[i + 1:] if releases[w][key] is not None), None)
+                if releases[v][key] is None and before is not None and str(before) == str(after):
+                    releases[v][key] = before
         # the change that ends a platform's wheels is the one whose wheel claim says so (no_platform)
         ends = {claim.name: c.id for c in self.fb.changes() for claim in c.wheel if claim.kind == "no_platform"}
         links_all |= set(ends.values())
@@ -541,6 +568,8 @@ class _Builder:
                 "series": [{"word": s.match.upper(), "number": s.number, "series": s.series, "arch": s.arch,
                             "ccs": s.compute_capabilities} for s in table.nvidia_series],
                 "arch_ccs": arch_ccs(table),
+                # CUDA major -> the oldest compute capability a build made with it holds code for
+                "toolkit_min_cc": {t.cuda: t.min_cc for t in table.cuda_toolkits},
                 "amd": [{"words": words(g.match or g.model), "model": g.model, "gfx": g.gfx} for g in table.amd],
                 "amd_pci_ids": {i: row.gfx for row in table.amd_pci_ids for i in row.ids},
                 "sources": {s.id: s.url for s in table.sources},

@@ -699,7 +699,7 @@ class Wheels(Strict):
     platform: str
     #: every platform tag the installer may pick a wheel of (older releases are manylinux1/2014)
     platforms: list[str] = []
-    versions: list[str] = Field(min_length=1)
+    versions: list[Annotated[str, Field(pattern=FULL_VERSION)]] = Field(min_length=1)
     #: CPython versions the registry is asked about (``3.13t``: the free-threaded build)
     pythons: list[str] = []
 

@@ -28,7 +28,7 @@ JS = ROOT / "docs" / "assets" / "atlas-check.js"
 ENV_ITEMS = ac.ENV_CHECKS
 _EXPECT = re.compile(r"#\s*expect:\s*(.+)$")
 #: the corpus halves, in the order they were written; every held-out half was measured once before any change it informed
-HALVES = ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
+HALVES = ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "real1", "real2")
 
 
 def code_cases(half: str) -> list[dict]:
@@ -72,6 +72,10 @@ def env_cases(half: str) -> list[dict]:
                     cur["to"] = parts[1]
                 elif parts[0] == "torch:":
                     cur["torch"] = parts[1]
+                elif parts[0] == "newest:":   # the newest release and the build that runs it ("none"; "default")
+                    cur["newest"] = (None, None) if parts[1] == "none" else (parts[1], parts[2] if len(parts) > 2 else None)
+                elif parts[0] == "default_wheel:":
+                    cur["default_wheel"] = None if parts[1] == "none" else parts[1]
                 else:
                     cur["expected"][parts[0]] = (parts[1], parts[2] if len(parts) > 2 else None)
             out.append({"path": p, "half": h, **pastes[0], "pastes": pastes})
@@ -177,6 +181,24 @@ def evaluate(rules: dict, half: str, engine: str = "python", notes: str = "some"
             env_rows[(check, ok)] += 1
             if not ok:
                 env_bad.append((c["path"].name, check, (verdict, change), (got["verdict"], got["change"])))
+        if "newest" in want or "default_wheel" in want:   # issue 40: the newest release, its build, the default wheel's
+            n = ac.newest_runnable(rules, env, "en")
+            build = "default" if n["build"] and want.get("newest", (0, 0))[1] == "default" and any(
+                b["default"] and b["build"] == n["build"] for b in rules["env"]["releases"][n["release"]].get("builds") or []) \
+                else n["build"]
+            checks = []
+            if "newest" in want:
+                checks.append(("newest", want["newest"], (n["release"], build)))
+            if "default_wheel" in want:
+                checks.append(("default_wheel", want["default_wheel"], (n["default_wheel"] or {}).get("release")))
+            for check, expected, got in checks:
+                ok = expected == got
+                env_total += 1
+                env_ok += ok
+                verdict_ok += ok
+                env_rows[(check, ok)] += 1
+                if not ok:
+                    env_bad.append((c["path"].name, check, expected, got))
         if want["torch"]:
             env_total += 1
             ok = env["torch"] == want["torch"]
@@ -213,7 +235,7 @@ def markdown(r: dict, half: str, engine: str) -> str:
     ok, total = r["env"]
     out += ["", f"### Environment check, {half} ({r['cases'][1]} pastes)", "",
             "| item | right | wrong |", "|---|---:|---:|"]
-    for item in ("torch",) + ENV_ITEMS:
+    for item in ("torch",) + ENV_ITEMS + ("newest", "default_wheel"):
         out.append(f"| {item} | {r['env_rows'][(item, True)]} | {r['env_rows'][(item, False)]} |")
     out.append(f"| **all** | **{ok} of {total} ({pct(ok, total)})** | {total - ok} |")
     out += ["", f"Verdicts alone (ok, blocked, unknown, and the torch version), links aside: "
