@@ -1243,3 +1243,32 @@ def test_the_text_report_leads_with_what_breaks(rules_file, tmp_path):
     text = run_cli("--rules", rules_file, "code", "--from", "2.3", "--to", "2.15", str(a)).stdout
     lines = [ln for ln in text.splitlines() if ": breaks" in ln or ": deprecated" in ln]
     assert len(lines) == 2 and ": breaks" in lines[0] and ":3:" in lines[0], text
+
+
+#: issue 41: a pip freeze with the packages built against torch, and one with vllm
+FREEZE_COMPANIONS = "torch==2.1.2\ntorchvision==0.16.2\ntorchaudio==2.1.2\nxformers==0.0.23.post1\nnumpy==1.26.4\n"
+FREEZE_VLLM = "torch==2.14.0\nvllm==0.34.0\ntorchvision==0.29.0\n"
+
+
+def test_env_judges_the_packages_around_torch(rules):
+    """Each companion in the paste gets a verdict at --to: ok, "install X" (the newest release that
+    admits the target, from the packages' own metadata) or "no release works yet"; one pip line for all."""
+    comp = ac.check_companions(rules, ac.parse_env(FREEZE_COMPANIONS), "2.9", "en")
+    got = {i["package"]: (i["verdict"], i["install"]) for i in comp["items"]}
+    assert set(got) == {"torchvision", "torchaudio", "xformers"}, got     # numpy is no companion
+    assert got["torchvision"] == ("install", "0.24.1") and got["torchaudio"][0] == "install"
+    assert got["torchaudio"][1].startswith("2.9.") and got["xformers"][1].startswith("0.0.33"), got
+    assert comp["pip"].startswith("pip install torch==2.9.* torchvision==0.24.1 torchaudio==2.9.")
+    assert ac.check_companions(rules, ac.parse_env(FREEZE_COMPANIONS), "2.1", "en")["items"][0]["verdict"] == "ok"
+    vllm = {i["package"]: i for i in ac.check_companions(rules, ac.parse_env(FREEZE_VLLM), "2.15", "en")["items"]}
+    assert vllm["vllm"]["verdict"] == "none" and "no release of vllm does yet" in vllm["vllm"]["note"]
+    collect = "PyTorch version: 2.1.2+cu121\nVersions of relevant libraries:\n[pip3] torchvision==0.16.2+cu121\n" \
+              "[conda] torchaudio                2.1.2           py310_cu121    pytorch\n"
+    assert ac.parse_env(collect)["packages"] == {"torchvision": "0.16.2", "torchaudio": "2.1.2"}
+
+
+def test_env_text_report_names_the_companions_and_one_pip_line(rules_file):
+    r = run_cli("--rules", str(rules_file), "env", "--to", "2.9", "-", stdin=FREEZE_COMPANIONS)
+    assert "torchvision 0.16.2 does not work with 2.9: install torchvision 0.24.1" in r.stdout, r.stdout
+    assert "one line for torch and them: pip install torch==2.9.* torchvision==0.24.1" in r.stdout
+

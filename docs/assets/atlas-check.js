@@ -1916,6 +1916,8 @@
   // or "> " quote marks, and "Key      : value" as "Key: value"; line by line
   function normalizePaste(text) {
     text = text.replace(/\r\n/g, "\n").replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b[@-Z\\\-_]/g, "");
+    // collect_env's banner and its first field glued on one line (atlas_check.normalize_paste)
+    text = text.replace(/(Collecting environment information\.*)[ \t]*(?=PyTorch version:)/g, "$1\n");
     return text.split("\n").map(function (ln) {
       ln = ln.slice(/^[ \t]*(?:>[ \t]*)*/.exec(ln)[0].length);
       var i = ln.indexOf(":");
@@ -2034,6 +2036,7 @@
       if (m && !env.rocm) env.rocm = m[1];
     }
     env.gpus = uniq(env.gpus); env.gfx = uniq(env.gfx); env.amd_names = uniq(env.amd_names); env.amd_pci = uniq(env.amd_pci);
+    env.packages = installedPackages(text);
     return env;
   }
 
@@ -2126,7 +2129,7 @@
     var amd = !!(env.gfx.length || env.amd_names.length || env.amd_pci.length || env.rocm), otherOs = env.os !== null && env.os !== "macos";
     var hide = {};
     if (!mac && (otherOs || nv || amd)) hide.macos_mps = 1;
-    if (!amd && (mac || nv)) { hide.rocm_target = 1; hide.rocm_wheel = 1; }
+    if (!amd && (mac || nv || env.os === "windows")) { hide.rocm_target = 1; hide.rocm_wheel = 1; }   // ROCm builds are Linux-only
     if (!nv && (mac || amd)) { hide.nvidia_driver = 1; hide.gpu_arch = 1; hide.cuda_wheel = 1; }
     return hide;
   }
@@ -2168,6 +2171,39 @@
     return archs.some(function (a) { var m = /^sm_(\d+)(\d)[a-z]?$/.exec(a); return m && m[1] === p[0] && parseInt(m[2], 10) <= parseInt(p[1], 10); });
   }
 
+  // the packages a paste pins or lists (atlas_check.installed_packages): {canonical name: version without its local part}
+  var PKG_PIN = /^(?:\[(?:pip3?|conda)\][ \t]+)?([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]*==[ \t]*(\d[^\s;#,]*)/gm;
+  var PKG_LIST = /^(?:\[(?:pip3?|conda)\][ \t]+)?([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]+(\d+\.\d+[^\s]*)(?:[ \t].*)?$/gm;
+  function canonical(name) { return name.replace(/[-_.]+/g, "-").toLowerCase(); }
+  function installedPackages(text) {
+    var out = {};
+    [PKG_PIN, PKG_LIST].forEach(function (rx) {
+      all(rx, text).forEach(function (m) { var k = canonical(m[1]); if (!hasOwn(out, k)) out[k] = m[2].split("+")[0]; });
+    });
+    return out;
+  }
+  // the packages built against torch that the paste shows, judged at release "to" (atlas_check.check_companions)
+  function checkCompanions(rules, env, to, lang) {
+    var C = rules.companions || {}, items = [], pins = [];
+    (C.packages || []).forEach(function (pkg) {
+      var have = hasOwn(env.packages || {}, canonical(pkg)) ? env.packages[canonical(pkg)] : null;
+      if (!have) return;
+      var facts = C.by_package[pkg], at = hasOwn(facts.at, to) ? facts.at[to] : { state: "none", newest: null };
+      var minors = hasOwn(facts.versions, have) ? facts.versions[have] : false, verdict, note;
+      var a = { "package": pkg, version: have, release: to, newest: at.newest };
+      if (minors === false) { verdict = "unknown"; note = msg("check.companion.unread", a); }
+      else if (minors === null) { verdict = "unknown"; note = msg("check.companion.undeclared", a); }
+      else if (minors.indexOf(to) >= 0) { verdict = "ok"; note = msg("check.companion.ok", a); }
+      else if (at.newest) { verdict = "install"; note = msg("check.companion.install", a); }
+      else if (at.state === "undeclared") { verdict = "unknown"; note = msg("check.companion.target_undeclared", a); }
+      else { verdict = "none"; note = msg("check.companion.none", a); }
+      var install = verdict === "install" ? at.newest : null;
+      if (install) pins.push(pkg + "==" + install);
+      items.push({ "package": pkg, found: have, verdict: verdict, install: install, note: say(rules, "en", note), note_text: say(rules, lang, note) });
+    });
+    return { items: items, pip: pins.length ? "pip install torch==" + to + ".* " + pins.join(" ") : null, url: (C.url || {})[lang] || null };
+  }
+
   // the build the paste's torch is (cu118, rocm6.1, cpu), from its local version or its CUDA (atlas_check.running_build)
   function runningBuild(env) {
     var m = /\+(cu\d+|rocm[\d.]+|cpu|xpu)\b/.exec(env.torch || "");
@@ -2179,8 +2215,16 @@
   function buildCandidates(env, builds) {
     if (env.gpus.length || env.driver) return builds.filter(function (b) { return b.kind === "cuda"; });
     if (env.gfx.length || env.amd_names.length || env.amd_pci.length || env.rocm) return builds.filter(function (b) { return b.kind === "rocm"; });
+    if (env.os === "macos" || env.macos) return [];   // the matrix's builds are Linux and Windows ones
+    if (env.os === "windows") return builds.filter(function (b) { return b.kind === "cpu"; });   // plain pip on Windows: CPU
     var d = builds.filter(function (b) { return b.default; });
     return d.length ? d : builds.filter(function (b) { return b.kind === "cpu"; });
+  }
+  // the row plain pip install torch installs here: the CPU row on Windows, none on a Mac, else the default row
+  function defaultBuild(env, builds) {
+    if (env.os === "macos" || env.macos) return null;
+    if (env.os === "windows") return builds.filter(function (b) { return b.kind === "cpu"; })[0] || null;
+    return builds.filter(function (b) { return b.default; })[0] || null;
   }
   function major(v) { var m = /^\d+/.exec(String(v || "")); return m ? parseInt(m[0], 10) : null; }
   // build b of release v on this machine: [blocking messages, checks not judged] (atlas_check.judge_build)
@@ -2226,9 +2270,11 @@
         return (x[2].length - y[2].length) || ((x[0].default ? 0 : 1) - (y[0].default ? 0 : 1)) ||
           (parseFloat(y[0].cuda || 0) - parseFloat(x[0].cuda || 0));
       });
-      if (!blocked.length && defaultWheel === null) {
-        var d = judged.filter(function (j) { return j[0].default && !j[1].length; })[0];
-        if (d || !cands.length) defaultWheel = { release: v, build: d ? d[0].build : null, pip: d ? d[0].pip : null };
+      var dflt = defaultBuild(env, rules.env.releases[v].builds || []);
+      if (!blocked.length && defaultWheel === null) {   // what plain pip install torch gets here (atlas_check.default_build)
+        var dj = judged.filter(function (j) { return j[0] === dflt; })[0];
+        var amd = !!(env.gfx.length || env.amd_names.length || env.amd_pci.length || env.rocm);
+        if ((!dj || !dj[1].length) && !(amd && dflt && dflt.kind === "cuda")) defaultWheel = { release: v, build: dflt ? dflt.build : null, pip: dflt ? dflt.pip : "pip install torch==" + v + ".*" };
       }
       if (!blocked.length && (runs.length || !cands.length)) {
         if (best === null) {
@@ -2236,7 +2282,7 @@
           var found = items.filter(function (x) { return x.verdict === "unknown" && x.found && !skip[x.check]; }).map(function (x) { return x.check; });
           var unk = [];
           found.concat(r0[2]).forEach(function (c) { if (unk.indexOf(c) < 0) unk.push(c); });
-          best = { release: v, build: b0 ? b0.build : null, pip: b0 ? b0.pip : null, unknown: unk, blocked_by: after };
+          best = { release: v, build: b0 ? b0.build : null, pip: b0 ? b0.pip : "pip install torch==" + v + ".*", "default": !b0 || b0 === dflt, unknown: unk, blocked_by: after };
         }
         if (defaultWheel !== null) break;
         continue;
@@ -2252,7 +2298,7 @@
         after = { release: v, items: out };
       }
     }
-    if (best === null) best = { release: null, build: null, pip: null, unknown: [], blocked_by: after };
+    if (best === null) best = { release: null, build: null, pip: null, "default": false, unknown: [], blocked_by: after };
     best.default_wheel = defaultWheel;
     return best;
   }
@@ -2410,7 +2456,7 @@
     var env = parseEnv(text), items = checkEnvParsed(rules, env, to, lang);
     var fr = env.torch ? releaseOf(env.torch, rules.releases) : [null, msg("check.note.no_torch")];
     var up = fr[0] && vcmp(fr[0], to) < 0 ? rules.upgrade_url[lang].replace("{old}", fr[0]).replace("{new}", to) : null;
-    return { schema_version: 1, from: fr[0], to: to, torch: env.torch, from_note: say(rules, "en", fr[1]) || null, from_note_text: say(rules, lang, fr[1]) || null, upgrade_url: up, formats: env.formats, items: items, newest: newestRunnable(rules, env, lang) };
+    return { schema_version: 1, from: fr[0], to: to, torch: env.torch, from_note: say(rules, "en", fr[1]) || null, from_note_text: say(rules, lang, fr[1]) || null, upgrade_url: up, formats: env.formats, items: items, newest: newestRunnable(rules, env, lang), companions: checkCompanions(rules, env, to, lang) };
   }
 
   function detectKind(text) {   // read as parseEnv reads it (atlas_check.detect_kind)

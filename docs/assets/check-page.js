@@ -211,6 +211,22 @@
         }
       }
     }
+    var comp = res.companions;
+    if (comp && comp.items.length) {   // the packages around torch, each with its verdict, and one pip line for all
+      var sec = el("div", { "class": "atlas-check-companions" });
+      var h = el("p");
+      h.appendChild(comp.url ? link(comp.url, T("check.companions", { release: res.to })) : el("strong", {}, T("check.companions", { release: res.to })));
+      sec.appendChild(h);
+      var cl = el("ul");
+      comp.items.forEach(function (i) { cl.appendChild(el("li", { "data-verdict": i.verdict, "data-package": i["package"] }, i.note_text)); });
+      sec.appendChild(cl);
+      if (comp.pip) {
+        var cp = el("p", {}, T("check.companions_pip") + " ");
+        cp.appendChild(el("code", {}, comp.pip));
+        sec.appendChild(cp);
+      }
+      box.appendChild(sec);
+    }
     return res.items;
   }
 

@@ -2179,6 +2179,8 @@ def normalize_paste(text):
     and the "> " of a quoted reply; "Key      : value" (vLLM's collect_env, nvidia-smi -q) as
     "Key: value". Line by line, so a long run of spaces costs linear time."""
     text = ANSI.sub("", text.replace("\r\n", "\n"))
+    # collect_env's banner and its first field glued on one line, as some issue forms paste it
+    text = re.sub(r"(Collecting environment information\.*)[ \t]*(?=PyTorch version:)", "\\1\n", text)
     out = []
     for ln in text.split("\n"):
         ln = ln[QUOTE.match(ln).end():]
@@ -2348,7 +2350,63 @@ def parse_env(text):
             env["rocm"] = m.group(1)
     for k in ("gpus", "gfx", "amd_names", "amd_pci"):
         env[k] = list(dict.fromkeys(x for x in env[k] if x))
+    env["packages"] = installed_packages(text)
     return env
+
+
+#: a package pinned (pip freeze, requirements, collect_env's "[pip3] x==1.2"), or listed (pip list,
+#: collect_env's "[conda] x 1.2 build channel"): its name and version
+_PKG_PIN = re.compile(r"^(?:\[(?:pip3?|conda)\][ \t]+)?([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]*==[ \t]*(\d[^\s;#,]*)", re.M)
+_PKG_LIST = re.compile(r"^(?:\[(?:pip3?|conda)\][ \t]+)?([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]+(\d+\.\d+[^\s]*)(?:[ \t].*)?$", re.M)
+
+
+def canonical(name):
+    """A package name as the index compares it (PEP 503): lower case, runs of -_. as one -."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def installed_packages(text):
+    """{canonical name: version (its local part, +cu121, taken off)} of the packages a paste pins or lists."""
+    out = {}
+    for rx in (_PKG_PIN, _PKG_LIST):
+        for name, version in rx.findall(text):
+            out.setdefault(canonical(name), version.split("+")[0])
+    return out
+
+
+def check_companions(rules, env, to, lang):
+    """The packages built against torch that the paste shows (companions/pairing.py's facts in
+    ``rules["companions"]``), judged at release ``to``: {"items": [{"package", "found", "verdict"
+    (ok | install | none | unknown), "install", "note", "note_text"}], "pip": one line for torch and
+    every package to install, or None}."""
+    C = rules.get("companions") or {}
+    items, pins = [], []
+    for pkg in C.get("packages") or []:
+        have = (env.get("packages") or {}).get(canonical(pkg))
+        if not have:
+            continue
+        facts = C["by_package"][pkg]
+        at = facts["at"].get(to) or {"state": "none", "newest": None}
+        minors = facts["versions"].get(have, False)
+        if minors is False:
+            verdict, note = "unknown", msg("check.companion.unread", package=pkg, version=have)
+        elif minors is None:
+            verdict, note = "unknown", msg("check.companion.undeclared", package=pkg, version=have)
+        elif to in minors:
+            verdict, note = "ok", msg("check.companion.ok", package=pkg, version=have, release=to)
+        elif at["newest"]:
+            verdict, note = "install", msg("check.companion.install", package=pkg, version=have, release=to, newest=at["newest"])
+        elif at["state"] == "undeclared":
+            verdict, note = "unknown", msg("check.companion.target_undeclared", package=pkg, version=have, release=to)
+        else:
+            verdict, note = "none", msg("check.companion.none", package=pkg, version=have, release=to)
+        install = at["newest"] if verdict == "install" else None
+        if install:
+            pins.append("%s==%s" % (pkg, install))
+        items.append({"package": pkg, "found": have, "verdict": verdict, "install": install,
+                      "note": say(rules, "en", note), "note_text": say(rules, lang, note)})
+    return {"items": items, "pip": "pip install torch==%s.* %s" % (to, " ".join(pins)) if pins else None,
+            "url": (C.get("url") or {}).get(lang)}
 
 
 def _words(name):
@@ -2457,12 +2515,27 @@ def running_build(env):
 
 def build_candidates(env, builds):
     """The builds of a release that could serve this machine: CUDA builds on a machine with NVIDIA
-    traces (a GPU or a driver), ROCm builds on one with AMD traces, else the default wheel."""
+    traces (a GPU or a driver), ROCm builds on one with AMD traces, the CPU build on Windows, none
+    on a Mac (its wheel is no row of the matrix), else the default wheel."""
     if env["gpus"] or env["driver"]:
         return [b for b in builds if b["kind"] == "cuda"]
     if env["gfx"] or env["amd_names"] or env["amd_pci"] or env["rocm"]:
         return [b for b in builds if b["kind"] == "rocm"]
+    if env.get("os") == "macos" or env["macos"]:   # the matrix's builds are Linux and Windows ones
+        return []
+    if env.get("os") == "windows":   # plain pip install torch on Windows is the CPU build
+        return [b for b in builds if b["kind"] == "cpu"]
     return [b for b in builds if b["default"]] or [b for b in builds if b["kind"] == "cpu"]
+
+
+def default_build(env, builds):
+    """The row plain ``pip install torch`` installs on this machine: the CPU row on Windows, none on
+    a Mac (its wheel is no row of the matrix), else the default (Linux) row."""
+    if env.get("os") == "macos" or env["macos"]:
+        return None
+    if env.get("os") == "windows":
+        return next((b for b in builds if b["kind"] == "cpu"), None)
+    return next((b for b in builds if b["default"]), None)
 
 
 def judge_build(rules, env, v, b):
@@ -2516,14 +2589,21 @@ def newest_runnable(rules, env, lang):
         runs = sorted((j for j in judged if not j[1]),
                       key=lambda j: (len(j[2]), not j[0]["default"], -float(j[0]["cuda"] or 0)))
         if not blocked and default_wheel is None:
-            d = next((j for j in judged if j[0]["default"] and not j[1]), None)
-            if d is not None or not cands:
-                default_wheel = {"release": v, "build": d[0]["build"] if d else None, "pip": d[0]["pip"] if d else None}
+            # what plain `pip install torch` gets here: the default row on Linux, the CPU row on
+            # Windows, a wheel of no row on a Mac; a row that is no candidate here does not block
+            d = default_build(env, builds)
+            j = next((j for j in judged if j[0] is d), None)
+            amd = bool(env["gfx"] or env["amd_names"] or env["amd_pci"] or env["rocm"])
+            if (j is None or not j[1]) and not (amd and d is not None and d["kind"] == "cuda"):   # no CUDA wheel for an AMD GPU
+                default_wheel = {"release": v, "build": d["build"] if d else None,
+                                 "pip": d["pip"] if d else "pip install torch==%s.*" % v}
         if not blocked and (runs or not cands):
             if best is None:
                 b, _, unk = runs[0] if runs else (None, [], [])
                 found = [i["check"] for i in items if i["verdict"] == "unknown" and i["found"] and i["check"] not in skip]
-                best = {"release": v, "build": b["build"] if b else None, "pip": b["pip"] if b else None,
+                best = {"release": v, "build": b["build"] if b else None,
+                        "pip": b["pip"] if b else "pip install torch==%s.*" % v,
+                        "default": b is None or b is default_build(env, builds),
                         "unknown": list(dict.fromkeys(found + unk)), "blocked_by": after}
             if default_wheel is not None:
                 break
@@ -2537,7 +2617,7 @@ def newest_runnable(rules, env, lang):
                         "url": rules["release_urls"][v][lang], "note_text": say(rules, lang, note)}]
             after = {"release": v, "items": out}
     if best is None:
-        best = {"release": None, "build": None, "pip": None, "unknown": [], "blocked_by": after}
+        best = {"release": None, "build": None, "pip": None, "default": False, "unknown": [], "blocked_by": after}
     best["default_wheel"] = default_wheel
     return best
 
@@ -2752,7 +2832,8 @@ def applies(env):
     """The checks that apply to the machine of the paste: no macOS row on a machine the paste shows
     to be Linux, Windows or with an NVIDIA or AMD GPU; no ROCm rows on an NVIDIA or macOS machine
     without AMD traces, no NVIDIA rows on an AMD or macOS one without NVIDIA traces. A paste that
-    shows none of these keeps every row."""
+    shows none of these keeps every row; no ROCm rows on Windows without AMD traces (ROCm builds
+    are Linux-only)."""
     mac = env.get("os") == "macos" or bool(env["macos"])
     nv = bool(env["gpus"] or env["driver"] or env["cuda"])
     amd = bool(env["gfx"] or env["amd_names"] or env["amd_pci"] or env["rocm"])
@@ -2760,7 +2841,7 @@ def applies(env):
     hide = set()
     if not mac and (other_os or nv or amd):
         hide.add("macos_mps")
-    if not amd and (mac or nv):
+    if not amd and (mac or nv or env.get("os") == "windows"):   # ROCm builds are Linux-only
         hide |= {"rocm_target", "rocm_wheel"}
     if not nv and (mac or amd):
         hide |= {"nvidia_driver", "gpu_arch", "cuda_wheel"}
@@ -3398,6 +3479,13 @@ def main_env(args, rules, parser, out):
             if i["change"]:
                 out.write("    %s\n" % t("check.cli.title_url", title=i["title"], url=i["url"]))
         out.write(newest_text(rules, lang, r["newest"]) + "\n")
+        comp = r["companions"]
+        if comp["items"]:   # the packages around torch, and one pip line for all of them
+            out.write(t("check.cli.companions", release=to) + "\n")
+            for i in comp["items"]:
+                out.write("  %s\n" % i["note_text"])
+            if comp["pip"]:
+                out.write("  " + t("check.cli.companions_pip", pip=comp["pip"]) + "\n")
     return code
 
 
@@ -3422,7 +3510,7 @@ def env_report(rules, env, to, lang):
     return {"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "torch": env["torch"],
             "from_note": say(rules, "en", note) or None, "from_note_text": say(rules, lang, note) or None,
             "upgrade_url": upgrade, "formats": env["formats"], "items": check_env(rules, env, to, lang),
-            "newest": newest_runnable(rules, env, lang)}
+            "newest": newest_runnable(rules, env, lang), "companions": check_companions(rules, env, to, lang)}
 
 
 def newest_text(rules, lang, newest):

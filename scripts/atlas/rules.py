@@ -34,6 +34,8 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
+from packaging.version import Version
+
 from . import plural, rewrites
 from .gpus import arch_ccs, words
 from .i18n import text_for
@@ -395,9 +397,31 @@ class _Builder:
             "not_checked": not_checked,
             "dropped": sorted(self.dropped, key=lambda d: d["id"]),
             "env": env,
+            "companions": self.companions(),
             "weights_only": weights_only_table({p.version: self.wheel[p.version] for p in self.points}),
             **ui_strings(self.fb),
         }
+
+    # --- the packages around torch ----------------------------------------------------
+    def companions(self) -> dict:
+        """Per companion package (companions/pairing.py, issue 41): ``versions``, each release's
+        torch minors (None: it declares no torch version), and ``at``, per torch minor, what the
+        checkers tell a user moving there: ``newest`` (the newest release that admits it) or
+        ``state`` undeclared | none (no release works with it, as far as any release says)."""
+        a = self.atlas
+        out = {}
+        for pkg in a.companion_packages:
+            rows = [r for r in a.companion_rows if r.package == pkg]
+            at = {}
+            for p in self.points:
+                cell = a.companion_cells.get((pkg, p.version))
+                if cell is None:
+                    continue
+                newest = max(cell.rows, key=lambda r: Version(r.version)).version if cell.rows else None
+                at[p.version] = {"state": cell.state, "newest": newest}
+            out[pkg] = {"versions": {r.version: (r.minors if r.torch is not None else None) for r in rows}, "at": at}
+        return {"packages": list(a.companion_packages), "by_package": out,
+                "url": {lang: self.url(lang, "companions/") for lang in LANGS}}
 
     # --- environment ------------------------------------------------------------------
     def link(self, r, key: str) -> Optional[str]:

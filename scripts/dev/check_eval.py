@@ -74,6 +74,8 @@ def env_cases(half: str) -> list[dict]:
                     cur["torch"] = parts[1]
                 elif parts[0] == "newest:":   # the newest release and the build that runs it ("none"; "default")
                     cur["newest"] = (None, None) if parts[1] == "none" else (parts[1], parts[2] if len(parts) > 2 else None)
+                elif parts[0] == "detect:":   # what the /check/ page takes the paste for, when it is no tool's output
+                    cur["detect"] = parts[1]
                 elif parts[0] == "default_wheel:":
                     cur["default_wheel"] = None if parts[1] == "none" else parts[1]
                 else:
@@ -183,9 +185,7 @@ def evaluate(rules: dict, half: str, engine: str = "python", notes: str = "some"
                 env_bad.append((c["path"].name, check, (verdict, change), (got["verdict"], got["change"])))
         if "newest" in want or "default_wheel" in want:   # issue 40: the newest release, its build, the default wheel's
             n = ac.newest_runnable(rules, env, "en")
-            build = "default" if n["build"] and want.get("newest", (0, 0))[1] == "default" and any(
-                b["default"] and b["build"] == n["build"] for b in rules["env"]["releases"][n["release"]].get("builds") or []) \
-                else n["build"]
+            build = "default" if n["release"] and n["default"] and want.get("newest", (0, 0))[1] == "default" else n["build"]
             checks = []
             if "newest" in want:
                 checks.append(("newest", want["newest"], (n["release"], build)))
