@@ -913,6 +913,40 @@ GUARDS = (
     "    torch.qr(J)\n")                                         # 35: guarded (every part of the test is a guard)
 
 
+#: issue 42's guard kinds: the code already handles both releases, so a use there is a note (guarded)
+GUARDS2 = (
+    "import inspect\n"
+    "import pytest\n"
+    "import torch\n"
+    "try:\n"
+    "    state = torch.load(p, weights_only=True)\n"              # 5: the new form: a finding only if it breaks
+    "except TypeError:\n"
+    "    state = torch.load(p)\n"                                 # 7: guarded (the fallback for torch without weights_only)
+    "if 'weights_only' in inspect.signature(torch.load).parameters:\n"
+    "    torch.qr(A)\n"                                           # 9: guarded (a signature probe)
+    "x = torch.qr(B) if TORCH_GE_2_14 else torch.linalg.qr(B)\n"    # 10: guarded (a conditional expression on a version)
+    "y = torch.qr(C) if use_qr else None\n"                        # 11: breaks (no version in the test)
+    "@pytest.mark.skipif(torch.__version__ < '2.14', reason='old')\n"
+    "def test_qr():\n"
+    "    torch.qr(D)\n"                                           # 14: guarded (a test for some releases only)
+    "@pytest.mark.skipif(not HAS_CUDA, reason='gpu')\n"
+    "def test_qr_gpu():\n"
+    "    torch.qr(E)\n"                                           # 17: breaks (a skip that is no version test)
+    "try:\n"
+    "    torch.qr(F)\n"                                           # 19: breaks (the try body of a TypeError guard is checked)
+    "except TypeError:\n"
+    "    pass\n")
+
+
+def test_guards_the_code_already_has(rules, tmp_path):
+    """Issue 42, part 2: an except TypeError fallback, a signature probe, a conditional expression on
+    a version and a test marked for some releases only are guards; a plain condition is not."""
+    findings, _ = scan_text(rules, tmp_path, GUARDS2, frm="2.4", to="2.15")
+    got = [(f["line"], f["severity"]) for f in findings if f["api"] in ("torch.qr", "torch.load")]
+    assert (7, "guarded") in got and (9, "guarded") in got and (10, "guarded") in got and (14, "guarded") in got, got
+    assert (11, "breaks") in got and (17, "breaks") in got and (19, "breaks") in got, got
+
+
 def test_uses_inside_compat_guards_are_notes_not_breaks(rules, tmp_path):
     findings, _ = scan_text(rules, tmp_path, GUARDS, frm="2.13", to="2.15")
     got = [(f["line"], f["severity"]) for f in findings if f["api"] in ("torch.qr", "torch.cholesky")]

@@ -425,7 +425,9 @@
 
   // compat guards (atlas_check.GUARD_EXCEPTIONS, GUARD_NAMES): a use inside one is severity "guarded"
   var GUARD_EXCEPTIONS = { AttributeError: 1, ImportError: 1, ModuleNotFoundError: 1, RuntimeError: 1 };
-  var FALLBACK_EXCEPTIONS = { AttributeError: 1, ImportError: 1, ModuleNotFoundError: 1 };   // atlas_check.FALLBACK_EXCEPTIONS
+  var FALLBACK_EXCEPTIONS = { AttributeError: 1, ImportError: 1, ModuleNotFoundError: 1, TypeError: 1 };   // atlas_check.FALLBACK_EXCEPTIONS
+  var SIGNATURE_PROBES = { signature: 1, getfullargspec: 1, getargspec: 1, get_func_args: 1, co_varnames: 1 };   // atlas_check.SIGNATURE_PROBES
+  var SKIP_DECORATORS = { skipif: 1, skipIf: 1, skipUnless: 1 };   // atlas_check.SKIP_DECORATORS
   function catches(n, names) {   // an except clause naming one of names
     var hs = n.toks.slice(1), as = hs.map(function (x) { return x.v; }).lastIndexOf("as");
     return (as >= 0 ? hs.slice(0, as) : hs).some(function (x) { return x.t === "NAME" && names[x.v] === 1; });
@@ -452,7 +454,7 @@
     var key = tok.line + ":" + tok.col + ":" + rule.id;
     if (this.seen[key]) return false;
     this.seen[key] = 1;
-    this.findings.push([tok.line, tok.col, rule, api, this.guard > 0]);
+    this.findings.push([tok.line, tok.col, rule, api, this.guard > 0 || !!tok.ifGuard]);
     return true;
   };
   A.settle = function () {   // Analyzer.settle: findings whose backend is inherited, after the walk
@@ -547,7 +549,9 @@
   };
   function isVersionName(n) {   // atlas_check.is_version_name
     var low = n.toLowerCase();
-    return low === "version" || low === "__version__" || (low.indexOf("version") >= 0 && low.indexOf("torch") >= 0);
+    // a torch-named constant that compares versions too: _TORCH_GREATER_EQUAL_2_4, TORCH_GE_2_14 (atlas_check._VERSION_WORD)
+    return low === "version" || low === "__version__" || (low.indexOf("torch") >= 0 && (low.indexOf("version") >= 0 ||
+      /(?:^|_)(?:ge|gt|le|lt|greater|less|newer|older|at_least|before|after)(?:_|$)|\d_\d/.test(low)));
   }
   A.isGuardTest = function (toks, scope) {
     var self = this;
@@ -561,8 +565,15 @@
         if (q && (q === "torch" || q.indexOf("torch.") === 0)) return true;
         return !!(name && !name.f && typeof name.value === "string" && hasOwn(self.ix.words, name.value));
       }
-      return isVersionName(x.v) || hasOwn(self.guardNames, x.v);
+      return isVersionName(x.v) || hasOwn(self.guardNames, x.v) || SIGNATURE_PROBES[x.v] === 1;
     });
+  };
+  // a decorator (its tokens after "@") that runs a test only on some releases (Analyzer.skips_by_release)
+  A.skipsByRelease = function (toks, scope) {
+    var p = toks.map(function (x) { return x.v; }).indexOf("(");
+    if (p < 1 || toks[p - 1].t !== "NAME" || SKIP_DECORATORS[toks[p - 1].v] !== 1) return false;
+    var first = splitTop(toks.slice(p + 1, matching(toks, p)), ",")[0] || [];
+    return first.length > 0 && this.isGuardTest(first, scope);
   };
   A.lookup = function (name, scope, shadow) {
     if (shadow && shadow[name]) return null;
@@ -619,7 +630,7 @@
   A.site = function (rule, api, where) {
     if (!this.fixing || !rule.rewrites || !where) return;
     if (typeof where === "function") where = where();
-    var s = { finding: this.findings[this.findings.length - 1], rule: rule, api: api, guard: this.guard > 0, fstring: this.inF > 0 };
+    var s = { finding: this.findings[this.findings.length - 1], rule: rule, api: api, guard: this.findings[this.findings.length - 1][4], fstring: this.inF > 0 };
     for (var k in where) if (hasOwn(where, k)) s[k] = where[k];
     this.sites.push(s);
   };
@@ -738,9 +749,41 @@
   };
 
   // one expression (token run) in a scope
+  // a conditional expression whose test is a guard (new_form if TORCH_GE_2_4 else old_form): its
+  // tokens, test and both branches, are marked guarded (the IfExp branch of Analyzer.expr)
+  A.markIfGuards = function (toks, scope) {
+    var STOP = { ",": 1, "(": 1, "[": 1, "{": 1, "=": 1, ":": 1, ":=": 1, ")": 1, "]": 1, "}": 1 };
+    for (var i = 1; i < toks.length; i++) {
+      if (toks[i].t !== "NAME" || toks[i].v !== "if") continue;
+      var d = 0, j = -1;
+      for (var k = i + 1; k < toks.length; k++) {
+        var v = toks[k].t === "OP" ? toks[k].v : "";
+        if (v === "(" || v === "[" || v === "{") d++;
+        else if (v === ")" || v === "]" || v === "}") { if (!d) break; d--; }
+        else if (!d && v === ",") break;
+        if (!d && toks[k].t === "NAME" && toks[k].v === "else") { j = k; break; }
+      }
+      if (j < 0 || !this.isGuardTest(toks.slice(i + 1, j), scope)) continue;
+      var a = i, e = j;
+      for (d = 0; a > 0; a--) {
+        var p = toks[a - 1].t === "OP" ? toks[a - 1].v : toks[a - 1].v === "return" || toks[a - 1].v === "lambda" ? "," : "";
+        if (p === ")" || p === "]" || p === "}") d++;
+        else if ((p === "(" || p === "[" || p === "{") && d) d--;
+        else if (!d && STOP[p]) break;
+      }
+      for (d = 0; e + 1 < toks.length; e++) {
+        var q = toks[e + 1].t === "OP" ? toks[e + 1].v : "";
+        if (q === "(" || q === "[" || q === "{") d++;
+        else if ((q === ")" || q === "]" || q === "}") && d) d--;
+        else if (!d && ((STOP[q] && q !== "=" && q !== ":") || (toks[e + 1].t === "NAME" && toks[e + 1].v === "for"))) break;
+      }
+      for (k = a; k <= e; k++) toks[k].ifGuard = true;
+    }
+  };
   A.expr = function (toks, scope, shadowAt, base) {
     var ix = this.ix, self = this;
     base = base || 0;
+    this.markIfGuards(toks, scope);
     var sh = shadowAt || this.shadows(toks);
     for (var c = 0; c < toks.length; c++) {   // class tests by type (chains below step over these names)
       if (toks[c].t === "NAME" && (toks[c].v === "type" || toks[c].v === "__class__")) this.compare(toks, c, scope, sh);
@@ -1150,10 +1193,14 @@
       var inner = new Scope("function", this.funcParent(scope));
       var locals = this.localNames(node.body, {});
       params.concat(Object.keys(locals).sort()).forEach(function (n) { inner.names[n] = null; });
-      var ng = 0;   // the decorators are the statements just before the def
-      for (var d = idx - 1; d >= 0 && nodes[d].toks[0].t === "OP" && nodes[d].toks[0].v === "@"; d--) ng = ng || this.isNoGrad(nodes[d].toks.slice(1), scope);
+      var ng = 0, sk = 0;   // the decorators are the statements just before the def
+      for (var d = idx - 1; d >= 0 && nodes[d].toks[0].t === "OP" && nodes[d].toks[0].v === "@"; d--) {
+        ng = ng || this.isNoGrad(nodes[d].toks.slice(1), scope);
+        sk = sk || (this.skipsByRelease(nodes[d].toks.slice(1), scope) ? 1 : 0);   // a test for some releases only
+      }
       this.noGrad += ng;
-      try { this.body(node.body, inner); } finally { this.noGrad -= ng; }
+      this.guard += sk;
+      try { this.body(node.body, inner); } finally { this.noGrad -= ng; this.guard -= sk; }
       return;
     }
     if (v === "class") {
@@ -1163,8 +1210,10 @@
           if (b.length > 1 && b[0].t === "NAME" && b[1].v === "=") self.expr(b.slice(2), scope); else self.expr(b, scope);
         });
       }
-      var cs = new Scope("class", scope);
-      this.body(node.body, cs);
+      var cs = new Scope("class", scope), csk = 0;
+      for (var cd = idx - 1; cd >= 0 && nodes[cd].toks[0].t === "OP" && nodes[cd].toks[0].v === "@"; cd--) csk = csk || (this.skipsByRelease(nodes[cd].toks.slice(1), scope) ? 1 : 0);
+      this.guard += csk;
+      try { this.body(node.body, cs); } finally { this.guard -= csk; }
       this.bind(scope, t[1].v, null);
       return;
     }

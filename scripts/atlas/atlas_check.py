@@ -78,15 +78,25 @@ LEVEL = {"breaks": "error", "behavior": "warning", "deprecated": "warning", "dep
 GUARD_EXCEPTIONS = {"AttributeError", "ImportError", "ModuleNotFoundError", "RuntimeError"}
 #: the handlers that are the old-API fallback of a guard; a RuntimeError handler guards its try
 #: body (a removed function's stub raises RuntimeError) but is often a numeric fallback itself
-FALLBACK_EXCEPTIONS = {"AttributeError", "ImportError", "ModuleNotFoundError"}
+FALLBACK_EXCEPTIONS = {"AttributeError", "ImportError", "ModuleNotFoundError", "TypeError"}
+#: a signature probe in a test (``'kw' in inspect.signature(f).parameters``, ``get_func_args(f)``,
+#: ``f.__code__.co_varnames``): the test asks which form of a call the installed torch takes
+SIGNATURE_PROBES = {"signature", "getfullargspec", "getargspec", "get_func_args", "co_varnames"}
+#: test decorators that run a test only on some releases (``pytest.mark.skipif(<version test>)``)
+SKIP_DECORATORS = {"skipif", "skipIf", "skipUnless"}
 GUARD_NAMES = {"hasattr", "getattr"}
 
 
 def is_version_name(name):
     """A name that says a torch version: version (packaging's), __version__, or one that names both
-    torch and version (TORCH_VERSION, is_torch_version); not sys.version_info or fsdp_version."""
+    torch and version (TORCH_VERSION, is_torch_version) or a comparison (_TORCH_GREATER_EQUAL_2_4,
+    TORCH_GE_2_14); not sys.version_info or fsdp_version."""
     low = name.lower()
-    return low in ("version", "__version__") or ("version" in low and "torch" in low)
+    return low in ("version", "__version__") or ("torch" in low and ("version" in low or bool(_VERSION_WORD.search(low))))
+
+
+#: a torch-named constant that compares versions: _TORCH_GREATER_EQUAL_2_4, TORCH_GE_2_14, is_torch_less_than_2
+_VERSION_WORD = re.compile(r"(?:^|_)(?:ge|gt|le|lt|greater|less|newer|older|at_least|before|after)(?:_|$)|\d_\d")
 #: contexts and decorators that run code without gradients: a rule with ``grad_only`` stays quiet there
 NO_GRAD = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.inference_mode",
            "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"}
@@ -483,9 +493,16 @@ class Analyzer:
                     return True
             name = (n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute)
                     else n.arg if isinstance(n, (ast.keyword, ast.arg)) else None)
-            if name and (is_version_name(name) or name in self.guard_names):
+            if name and (is_version_name(name) or name in self.guard_names or name in SIGNATURE_PROBES):
                 return True
         return False
+
+    def skips_by_release(self, decorators, scope):
+        """A test decorator that runs its test only on some releases: ``@pytest.mark.skipif(<a
+        version test>)``, ``@unittest.skipIf(...)``, ``@unittest.skipUnless(...)``."""
+        return any(isinstance(d, ast.Call) and isinstance(d.func, (ast.Attribute, ast.Name))
+                   and (d.func.attr if isinstance(d.func, ast.Attribute) else d.func.id) in SKIP_DECORATORS
+                   and d.args and self.is_guard_test(d.args[0], scope) for d in decorators)
 
     def is_int(self, node, scope):
         """Whether the code shows ``node`` to be an integer tensor (INT_DTYPES)."""
@@ -706,9 +723,12 @@ class Analyzer:
             for n in _arg_names(st.args) + sorted(_local_names(st.body)):
                 inner.names[n] = None
             g = 1 if any(self.is_no_grad(d, scope) for d in st.decorator_list) else 0
+            sk = 1 if self.skips_by_release(st.decorator_list, scope) else 0   # a test for some releases only
             self.no_grad += g
+            self.guard += sk
             self.body(st.body, inner)
             self.no_grad -= g
+            self.guard -= sk
         elif t is ast.ClassDef:
             for d in st.decorator_list:
                 self.decorator(d, scope)
@@ -718,7 +738,10 @@ class Analyzer:
             for k in st.keywords:
                 self.expr(k.value, scope)
             inner = Scope("class", scope)
+            sk = 1 if self.skips_by_release(st.decorator_list, scope) else 0
+            self.guard += sk
             self.body(st.body, inner)
+            self.guard -= sk
             self.bind(scope, st.name, None)
         elif t is ast.Assign:
             if (scope.kind == "module" and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
@@ -853,6 +876,11 @@ class Analyzer:
                 self.string(node, node.value)
         elif t is ast.JoinedStr:
             self.fstring(node, scope)
+        elif t is ast.IfExp and self.is_guard_test(node.test, scope):   # new_form if TORCH_GE_2_4 else old_form
+            self.guard += 1
+            for child in (node.test, node.body, node.orelse):
+                self.expr(child, scope)
+            self.guard -= 1
         elif t is ast.Compare:
             self.compare(node, scope)
             self.expr(node.left, scope)
