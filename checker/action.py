@@ -6,8 +6,7 @@ import os
 import shlex
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hook  # noqa: E402
+import hook  # a script's own folder is first on sys.path
 
 
 def argv_for(fmt):

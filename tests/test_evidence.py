@@ -801,3 +801,19 @@ def test_a_changed_probe_shows_nothing_until_locked(data_copy):
     problems = _earlier(data_copy, {"2.14.yaml": ('contains: "class XPUGraph("', 'contains: "class XPUGraph"')})
     assert any("214-xpu-graph-capture: notes.0.earlier" in p and "has no locked outcome for torch 2.11.0" in p
                for p in problems), problems
+
+
+def test_a_new_upstream_release_is_a_note_not_a_failure():
+    """CI survives the world (issue 44): the index answering with a release the lock lacks (PyTorch
+    published 2.16) is a note; a recorded release gone, or its files changed, is still a problem."""
+    from atlas.wheel.extract import registry_drift
+
+    lock = read_lock()["registry"]
+    newer = {**lock, "versions": [*lock["versions"], "2.16.0"]}        # a fake index answer with a newer release
+    problems, notes = registry_drift(lock, newer)
+    assert problems == [] and len(notes) == 1 and "2.16.0" in notes[0]
+    gone = {**lock, "versions": [v for v in lock["versions"] if v != "2.6.0"]}
+    assert registry_drift(lock, gone)[0] and "2.6.0" in registry_drift(lock, gone)[0][0]
+    moved = {**lock, "python_wheels": {**lock["python_wheels"], "3.11": []}}
+    assert registry_drift(lock, moved)[0]
+    assert registry_drift(lock, lock) == ([], [])

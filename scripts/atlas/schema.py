@@ -111,10 +111,10 @@ class ErrorMessage(Strict):
     """An exact message a user sees. ``origin`` says where the wording comes from."""
 
     message: str = Field(min_length=3)
-    #: quoted: a source quotes it; wheel: read from the released wheel (evidence);
-    #: python/pip: the standard message that the interpreter or pip prints for this
-    #: situation (not quoted by a source).
-    origin: Literal["quoted", "wheel", "python", "pip"]
+    #: quoted: a source quotes it; wheel: read from the released wheel (evidence); otherwise who
+    #: prints it, a standard message not quoted by a source: python (the interpreter), torch (torch's
+    #: own code), cuda (the CUDA runtime), loader (the dynamic loader, loading a shared library), pip.
+    origin: Literal["quoted", "wheel", "python", "torch", "cuda", "loader", "pip"]
 
 
 class Fix(Strict):

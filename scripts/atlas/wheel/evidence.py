@@ -404,7 +404,7 @@ def error_verdicts(changes, lock: dict, release_of: dict, versions: list[str]) -
         else:
             # a guessed standard message is expected to be absent; a quoted one is a finding
             d.status = "absent"
-            d.detail = "error_standard" if e.origin == "python" else "error_absent"
+            d.detail = "error_standard" if e.origin in ("python", "cuda", "loader") else "error_absent"
         out.setdefault(e.change, []).append(d)
     return out
 

@@ -170,6 +170,25 @@ def _simple_files() -> list[str]:
         raise UsageError(f"could not read {INDEX}/torch/ ({exc}); check the network to pypi.org") from None
 
 
+def registry_drift(old: dict, new: dict) -> tuple[list[str], list[str]]:
+    """The registry read now against the lock: (problems, notes). A release the index lists and the
+    lock does not is the world moving on (PyTorch published a new one): a note that says how to add
+    it, never a failure. A recorded release the index no longer lists, or any other difference in
+    what the lock recorded (the CPython wheels and platform files of its releases), is a problem."""
+    problems, notes = [], []
+    before, now = old.get("versions") or [], new.get("versions") or []
+    added = [v for v in now if v not in before]
+    gone = [v for v in before if v not in now]
+    if added:
+        notes.append(f"note: the index lists {len(added)} release(s) the lock does not ({', '.join(added)}); "
+                     "`make evidence` adds them (data/wheels.yaml names the ones the site reads)")
+    if gone:
+        problems.append(f"the index no longer lists {', '.join(gone)} (registry versions)")
+    if {k: v for k, v in old.items() if k != "versions"} != {k: v for k, v in new.items() if k != "versions"}:
+        problems.append("the registry's files of the recorded releases differ from the lock (registry)")
+    return problems, notes
+
+
 def registry(cfg: Wheels, pool) -> dict:
     """What the registry says about its torch files: every version the installer lists (local
     variants such as ``2.13.0+cpu`` included), for each CPython of ``pythons`` the versions
@@ -370,8 +389,10 @@ def run(verify: bool) -> int:
                     problems.append(f"{section} {k}: lock {a} -> wheels {b}")
         if (old.get("entry_points") or {}) != lock["entry_points"]:
             problems.append("entry points differ from the lock")
-        if (old.get("registry") or {}) != lock["registry"]:
-            problems.append("the registry's files differ from the lock (registry)")
+        drift, news = registry_drift(old.get("registry") or {}, lock["registry"])
+        problems += drift
+        for n in news:
+            print(n)
         for v in cfg.versions:
             if (old.get("wheels", {}).get(v) or {}).get("sha256") != lock["wheels"][v]["sha256"]:
                 problems.append(f"wheel changed: torch {v} sha256 differs from the lock")

@@ -390,7 +390,7 @@ def find_error(w: WheelIndex, e: ErrorRef) -> Optional[dict]:
                     if all(fr in n for fr in frags):
                         return found
                     same_exc = not e.exception or e.exception.split(".")[-1] == exc
-                    if e.origin in ("quoted", "wheel", "") and same_exc:   # a standard Python message is not torch's
+                    if e.origin in ("quoted", "wheel", "torch", "") and same_exc:   # a standard Python message is not torch's
                         partial = partial or {**found, "partial": True}
         elif all(fr in _norm(w.file_text(f)) for fr in frags):
             return _found("text", f)
