@@ -1306,3 +1306,20 @@ def test_env_text_report_names_the_companions_and_one_pip_line(rules_file):
     assert "torchvision 0.16.2 does not work with 2.9: install torchvision 0.24.1" in r.stdout, r.stdout
     assert "one line for torch and them: pip install torch==2.9.* torchvision==0.24.1" in r.stdout
 
+
+#: a test suite that scripts every module: one cause (issue 42, part 3)
+SCRIPTED_TESTS = ("import torch\n\n\ndef test_a(m):\n    torch.jit.script(m)\n\n\ndef test_b(m):\n    torch.jit.script(m)\n\n\n"
+                  "def test_c(m):\n    torch.jit.trace(m, x)\n")
+
+
+def test_a_test_file_gets_one_finding_per_deprecated_change(rules, tmp_path):
+    (tmp_path / "tests").mkdir()
+    for name in ("tests/test_models.py", "models.py"):
+        (tmp_path / name).write_text(SCRIPTED_TESTS, encoding="utf-8")
+    def torchscript(name):
+        findings, _, _ = ac.scan(rules, [str(tmp_path / name)], "2.9", "2.15", "en")
+        return [f["line"] for f in findings if f["change"] == "210-torchscript-deprecated"]
+    assert torchscript("models.py") == [5, 9, 13]          # library code: every use is a place to change
+    assert torchscript("tests/test_models.py") == [5]      # a test suite: one cause
+    assert ac.is_test_path("pkg/tests/unit/helpers.py") and ac.is_test_path("conftest.py") and not ac.is_test_path("contest.py")
+

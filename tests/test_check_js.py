@@ -349,3 +349,18 @@ def test_companions_parity(rules):
         assert ac.check_companions(rules, ac.parse_env(t), to, "en") == j["companions"], (to, t)
     assert [i["verdict"] for i in js[2]["companions"]["items"]] == ["install", "none"]
 
+
+def test_test_file_grouping_parity(rules, tmp_path):
+    """Both engines give a test file one finding per deprecated change, and library code every use."""
+    from test_check import SCRIPTED_TESTS
+
+    (tmp_path / "tests").mkdir()
+    jobs = []
+    for name in ("tests/test_models.py", "models.py"):
+        (tmp_path / name).write_text(SCRIPTED_TESTS, encoding="utf-8")
+        jobs.append({"path": name, "text": SCRIPTED_TESTS, "from": "2.9", "to": "2.15"})
+    js = js_jobs(rules, jobs)
+    for job, j in zip(jobs, js):
+        assert py_code(rules, tmp_path / job["path"], "2.9", "2.15") == j, job["path"]
+    assert len(js[0][0]) < len(js[1][0])
+

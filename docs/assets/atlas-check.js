@@ -1397,6 +1397,22 @@
       return true;
     });
   }
+  // a test file by its path, and in one, one finding per deprecated change (atlas_check.one_per_test_file)
+  function isTestPath(path) {
+    var p = "/" + String(path).replace(/\\/g, "/"), base = p.slice(p.lastIndexOf("/") + 1);
+    return base.indexOf("test_") === 0 || /_test\.py$/.test(base) || base === "conftest.py" || p.indexOf("/tests/") >= 0 || p.indexOf("/test/") >= 0;
+  }
+  function onePerTestFile(found, path, severity) {
+    if (!isTestPath(path)) return found;
+    var seen = {};
+    return found.filter(function (f) {
+      var c = f[2].change || f[2].id;
+      if (severity[f[2].id] !== "deprecated" || f[4]) return true;
+      if (hasOwn(seen, c)) return false;
+      seen[c] = 1;
+      return true;
+    });
+  }
   // skipped files, each reason in English (reason, as the JSON has it) and in lang (atlas_check.worded)
   function worded(rules, lang, skipped) {
     return skipped.map(function (x) { return { path: x.path, reason: say(rules, "en", x.reason), reason_text: say(rules, lang, x.reason) }; });
@@ -1428,7 +1444,7 @@
       text = d[0];
     }
     var res = checkSource(ix, text);
-    var unignored = splitIgnored(text, res.findings), quiet = quietNotes(onePerCause(text, unignored), text, opts.notes);
+    var unignored = splitIgnored(text, res.findings), quiet = quietNotes(onePerTestFile(onePerCause(text, unignored), path, ix.severity), text, opts.notes);
     var kept = quiet[0];
     return {
       from: frm, to: to, ignored: res.findings.length - unignored.length, hidden: quiet[1],

@@ -1375,6 +1375,30 @@ def one_per_cause(found, src):
     return kept
 
 
+def is_test_path(path):
+    """A test file by its path: test_*.py, *_test.py, conftest.py, or a file under tests/ or test/."""
+    p = "/" + str(path).replace("\\", "/")
+    base = p.rsplit("/", 1)[-1]
+    return (base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
+            or "/tests/" in p or "/test/" in p)
+
+
+def one_per_test_file(found, path, severity):
+    """In a test file, one finding per deprecated change: a suite that scripts every module with
+    TorchScript, or runs every case under torch.cuda.amp, has one cause, not one per use."""
+    if not is_test_path(path):
+        return found
+    seen, out = set(), []
+    for f in found:
+        change = f[2]["change"] or f[2]["id"]
+        if severity.get(f[2]["id"]) == "deprecated" and not f[4]:
+            if change in seen:
+                continue
+            seen.add(change)
+        out.append(f)
+    return out
+
+
 def printable(name):
     """A file name as valid UTF-8 text: bytes that are not UTF-8 (kept by the OS as surrogates)
     become U+FFFD, and control characters (terminal escapes) are shown as \\xNN."""
@@ -1446,7 +1470,7 @@ def scan(rules, paths, frm, to, lang, notes="some"):
         src = source_lines(text)
         found, dropped = split_ignored(src, found)
         ignored += len(dropped)
-        found = one_per_cause(found, src)
+        found = one_per_test_file(one_per_cause(found, src), shown, index.severity)
         found, n = quiet_notes(found, text, notes)
         hidden += n
         seen, stripped, hashed = {}, {}, {}
