@@ -938,6 +938,37 @@ GUARDS2 = (
     "    pass\n")
 
 
+#: an early exit on a version test: what follows runs only where the test is false
+EARLY_EXITS = (
+    "import torch\n"
+    "def load_new(p):\n"
+    "    if WITH_PT24:\n"
+    "        return torch.load(p, weights_only=True)\n"
+    "    return torch.qr(p)\n"                                    # 5: guarded (below 2.4 only)
+    "def load_old(p):\n"
+    "    if not WITH_PT24:\n"
+    "        raise RuntimeError('needs torch 2.4')\n"
+    "    return torch.qr(p)\n"                                    # 9: breaks (the path of newer releases)
+    "def load_cmp(p):\n"
+    "    if torch.__version__ >= '2.14':\n"
+    "        return None\n"
+    "    return torch.qr(p)\n"                                    # 13: guarded
+    "def load_plain(p, flag):\n"
+    "    if flag:\n"
+    "        return None\n"
+    "    return torch.qr(p)\n")                                   # 17: breaks (no version test)
+
+
+def test_an_early_exit_on_a_newer_release_guards_what_follows(rules, tmp_path):
+    findings, _ = scan_text(rules, tmp_path, EARLY_EXITS, frm="2.13", to="2.15")
+    got = [(f["line"], f["severity"]) for f in findings if f["api"] == "torch.qr"]
+    assert got == [(5, "guarded"), (9, "breaks"), (13, "guarded"), (17, "breaks")], got
+    assert ac.version_direction(ast.parse("not _TORCH_GREATER_EQUAL_2_4").body[0].value) is False
+    assert ac.version_direction(ast.parse("TORCH_LT_2_4").body[0].value) is False
+    assert ac.version_direction(ast.parse("'2.4' <= torch.__version__").body[0].value) is True
+    assert ac.version_direction(ast.parse("torch.__version__ == '2.4'").body[0].value) is None
+
+
 def test_guards_the_code_already_has(rules, tmp_path):
     """Issue 42, part 2: an except TypeError fallback, a signature probe, a conditional expression on
     a version and a test marked for some releases only are guards; a plain condition is not."""

@@ -547,10 +547,48 @@
     }
     return e.length && isChain(e) && NO_GRAD[this.resolveChain(e, scope)] === 1 ? 1 : 0;
   };
+  // whether a version test is true on newer releases (true), older ones (false) or neither (null) (atlas_check.version_direction)
+  var NEWER = /(?:^|_)(?:ge|gt|greater|newer|at_least|after|plus|min)(?:_|$)|^with_(?:pt|torch)_?\d|^has_torch_?\d/;
+  var OLDER = /(?:^|_)(?:le|lt|less|older|before|below|max)(?:_|$)/;
+  function versionDirection(toks) {
+    if (toks.length && toks[0].t === "NAME" && toks[0].v === "not") {
+      var d = versionDirection(toks.slice(1));
+      return d === null ? null : !d;
+    }
+    if (toks.length > 2 && toks[0].v === "(" && matching(toks, 0) === toks.length - 1) return versionDirection(toks.slice(1, -1));
+    var ops = [], depth = 0;
+    toks.forEach(function (x, k) {
+      if (x.t === "OP" && "([{".indexOf(x.v) >= 0) depth++;
+      else if (x.t === "OP" && ")]}".indexOf(x.v) >= 0) depth--;
+      else if (!depth && x.t === "OP" && /^(<|<=|>|>=|==|!=)$/.test(x.v)) ops.push(k);
+      else if (!depth && x.t === "NAME" && /^(in|is|and|or)$/.test(x.v)) ops.push(-1);
+    });
+    if (ops.length === 1 && ops[0] >= 0) {
+      var op = toks[ops[0]].v;
+      if (op === "==" || op === "!=") return null;
+      var left = toks.slice(0, ops[0]).some(function (x) { return x.t === "NAME" && isVersionName(x.v); });
+      var newer = op === ">" || op === ">=";
+      return left ? newer : !newer;
+    }
+    if (ops.length) return null;
+    // a name, an attribute chain or a call: its last name before the call's bracket
+    var end = toks.length - 1;
+    if (toks[end] && toks[end].v === ")") {   // a call: the name before its first bracket, which must close at the end
+      var o = -1;
+      for (var k = 0; k < toks.length; k++) if (toks[k].v === "(") { o = k; break; }
+      if (o < 1 || matching(toks, o) !== end) return null;
+      end = o - 1;
+    }
+    for (var q = 0; q <= end; q++) if (!(toks[q].t === "NAME" || (toks[q].t === "OP" && toks[q].v === "."))) return null;
+    var name = toks[end] && toks[end].t === "NAME" ? toks[end].v : null;
+    if (!name || !isVersionName(name)) return null;
+    var low = name.toLowerCase();
+    return NEWER.test(low) ? true : OLDER.test(low) ? false : null;
+  }
   function isVersionName(n) {   // atlas_check.is_version_name
     var low = n.toLowerCase();
     // a torch-named constant that compares versions too: _TORCH_GREATER_EQUAL_2_4, TORCH_GE_2_14 (atlas_check._VERSION_WORD)
-    return low === "version" || low === "__version__" || (low.indexOf("torch") >= 0 && (low.indexOf("version") >= 0 ||
+    return low === "version" || low === "__version__" || /^with_pt_?\d/.test(low) || (low.indexOf("torch") >= 0 && (low.indexOf("version") >= 0 ||
       /(?:^|_)(?:ge|gt|le|lt|greater|less|newer|older|at_least|before|after)(?:_|$)|\d_\d/.test(low)));
   }
   A.isGuardTest = function (toks, scope) {
@@ -1130,7 +1168,24 @@
     return names;
   };
 
-  A.body = function (nodes, scope) { for (var i = 0; i < nodes.length; i++) this.stmt(nodes, i, scope); };
+  A.body = function (nodes, scope) {
+    var after = 0;   // below an early exit taken on newer releases: the rest runs on older ones only (Analyzer.body)
+    try {
+      for (var i = 0; i < nodes.length; i++) {
+        this.stmt(nodes, i, scope);
+        if (this.exitsOnNew(nodes, i, scope)) { this.guard++; after++; }
+      }
+    } finally { this.guard -= after; }
+  };
+  // if <a version test true on newer releases>: ... return (or raise), with no elif/else (Analyzer.exits_on_new)
+  A.exitsOnNew = function (nodes, i, scope) {
+    var n = nodes[i], t = n.toks;
+    if (t[0].t !== "NAME" || t[0].v !== "if" || !n.body || !n.body.length || clauses(nodes, i, ["elif", "else"]).length) return false;
+    var last = n.body[n.body.length - 1].toks[0];
+    if (last.t !== "NAME" || (last.v !== "return" && last.v !== "raise")) return false;
+    var test = t.slice(1, t[t.length - 1].v === ":" ? t.length - 1 : t.length);
+    return this.isGuardTest(test, scope) && !this.mixedAnd(test, scope) && versionDirection(test) === true;
+  };
 
   // a statement inside a compat guard: an except or else of a guard (marked by the try or if before it)
   A.stmt = function (nodes, idx, scope) {

@@ -87,12 +87,40 @@ SKIP_DECORATORS = {"skipif", "skipIf", "skipUnless"}
 GUARD_NAMES = {"hasattr", "getattr"}
 
 
+#: the words of a version test that is true on newer releases, and on older ones
+_NEWER = re.compile(r"(?:^|_)(?:ge|gt|greater|newer|at_least|after|plus|min)(?:_|$)|^with_(?:pt|torch)_?\d|^has_torch_?\d")
+_OLDER = re.compile(r"(?:^|_)(?:le|lt|less|older|before|below|max)(?:_|$)")
+
+
+def version_direction(test):
+    """Whether a version test is true on newer releases (True), on older ones (False) or says
+    neither (None): ``not`` flips it; a comparison with the version on its left reads its operator
+    (``>=``: newer); a name reads its words (_TORCH_GREATER_EQUAL_2_4: newer; TORCH_LT_2_4: older)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        d = version_direction(test.operand)
+        return None if d is None else not d
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left = any(isinstance(n, (ast.Name, ast.Attribute)) and is_version_name(n.id if isinstance(n, ast.Name) else n.attr)
+                   for n in ast.walk(test.left))
+        op = test.ops[0]
+        newer = isinstance(op, (ast.Gt, ast.GtE)) if isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)) else None
+        return None if newer is None else (newer if left else not newer)
+    name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else \
+        (test.func.id if isinstance(test.func, ast.Name) else test.func.attr if isinstance(test.func, ast.Attribute) else None) \
+        if isinstance(test, ast.Call) else None
+    if not name or not is_version_name(name):
+        return None
+    low = name.lower()
+    return True if _NEWER.search(low) else False if _OLDER.search(low) else None
+
+
 def is_version_name(name):
     """A name that says a torch version: version (packaging's), __version__, or one that names both
     torch and version (TORCH_VERSION, is_torch_version) or a comparison (_TORCH_GREATER_EQUAL_2_4,
-    TORCH_GE_2_14); not sys.version_info or fsdp_version."""
+    TORCH_GE_2_14), or PyG's WITH_PT24; not sys.version_info or fsdp_version."""
     low = name.lower()
-    return low in ("version", "__version__") or ("torch" in low and ("version" in low or bool(_VERSION_WORD.search(low))))
+    return (low in ("version", "__version__") or bool(re.match(r"with_pt_?\d", low))
+            or ("torch" in low and ("version" in low or bool(_VERSION_WORD.search(low)))))
 
 
 #: a torch-named constant that compares versions: _TORCH_GREATER_EQUAL_2_4, TORCH_GE_2_14, is_torch_less_than_2
@@ -678,8 +706,21 @@ class Analyzer:
         self.findings = [f for i, f in enumerate(self.findings) if i not in drop]
 
     def body(self, stmts, scope):
+        after = 0   # below an early exit taken on newer releases: the rest runs on older ones only
         for st in stmts:
             self.stmt(st, scope)
+            if self.exits_on_new(st, scope):
+                self.guard += 1
+                after += 1
+        self.guard -= after
+
+    def exits_on_new(self, st, scope):
+        """``if <a version test true on newer releases>: ... return`` (or raise), with no else: the
+        statements after it run on older releases only (a guard). The test's direction is read
+        from its words (version_direction); an unknown direction is no guard."""
+        return (isinstance(st, ast.If) and not st.orelse and st.body and isinstance(st.body[-1], (ast.Return, ast.Raise))
+                and self.is_guard_test(st.test, scope) and not self.mixed_and(st.test, scope)
+                and version_direction(st.test) is True)
 
     def func_parent(self, scope):
         while scope.kind == "class":
