@@ -36,6 +36,10 @@ def _mask(text: str, roots: list[str]) -> str:
         if root:
             text = text.replace(root, "<venv>" if "site-packages" in root else "<tmp>")
     text = re.sub(r"0x[0-9a-fA-F]{6,}", "0x…", text)
+    # a log line's time stamp and process id, another each run: c10's "[W1207 14:18:45.436716139
+    # init.cpp:3194]" and torch's Python logging "W1207 14:38:02.165000 7064 torch/onnx/_flags.py:38]"
+    text = re.sub(r"\b([WEIF])\d{4} \d{2}:\d{2}:\d{2}\.\d+ (?:\d+ )?", r"\1… ", text)
+    text = re.sub(r"\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3} ", "… ", text)   # logging's default asctime
     text = re.sub(re.escape(tempfile.gettempdir()) + r"/[\w.-]+", "<tmp>", text)   # a snippet's own temporary files
     return text[:MAX_LINE]
 
