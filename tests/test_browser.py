@@ -83,7 +83,8 @@ SEARCH_CASES = [
     ("id", "Python 3.10", "215-python-310-dropped"),
     ("id", "CheckpointException: too many values to unpack (expected 5)", "215-dcp-strides"),
     ("id", "ImportError: torch can only be initialized once per process", "215-import-once"),
-    ("id", "checkpoint terdistribusi", "215-dcp-strides"),
+    # names no release: either change of distributed checkpoint explains it
+    ("id", "checkpoint terdistribusi", ("215-dcp-strides", "23-dcp-coordinator-rank-no-dist-removed")),
     ("id", "gradien clamp skalar", "214-clamp-grad"),
     ("id", "komunikator memori GPU", "215-nccl-eager-communicators"),
     ("id", "inisialisasi sekali", "215-import-once"),
@@ -117,7 +118,7 @@ def test_search_puts_the_explaining_change_first(home_page, lang, query, expecte
     results = type_query(home_page(lang), query)
     prefix = url_for(lang).rstrip("/")
     assert results, f"no result for {query!r} in {lang}"
-    assert results[0] == f"{prefix}/changes/{expected}/", results[:5]
+    assert results[0] in {f"{prefix}/changes/{e}/" for e in ((expected,) if isinstance(expected, str) else expected)}, results[:5]
     assert all(r.startswith(f"{prefix}/") and (lang != LANGS[0] or r.split("/")[1] not in LANGS) for r in results[:3]), \
         f"another language leads: {results[:3]}"
 

@@ -720,7 +720,11 @@ def test_env_platform_item_reads_the_registry_of_every_platform(rules):
     newest = ac.newest_runnable(rules, env, "en")   # with MPS: 2.9 needs macOS 14 for it
     assert newest["release"] == "2.8" and [i["check"] for i in newest["blocked_by"]["items"]] == ["macos_mps"], newest
     mps = {to: next(i for i in check_env(rules, env, to, "en") if i["check"] == "macos_mps") for to in ("2.8", "2.9", "2.11")}
-    assert mps["2.8"]["verdict"] == "unknown"
+    assert mps["2.8"]["verdict"] == "ok"   # macOS 13 is the floor of 2.5-2.8 (25-mps-macos13)
+    mac12 = ac.parse_env(MAC_ARM_13.replace("13.6.1", "12.7.6"))
+    m12 = {to: next(i for i in check_env(rules, mac12, to, "en") if i["check"] == "macos_mps") for to in ("2.4", "2.5")}
+    assert m12["2.4"]["verdict"] != "blocked", m12
+    assert (m12["2.5"]["verdict"], m12["2.5"]["change"]) == ("blocked", "25-mps-macos13"), m12
     assert (mps["2.9"]["verdict"], mps["2.9"]["change"]) == ("blocked", "29-mps-macos14")   # and it stays so
     assert (mps["2.11"]["verdict"], mps["2.11"]["change"]) == ("blocked", "29-mps-macos14")
     # sw_vers with `uname -m` beside it names the processor
@@ -1353,4 +1357,15 @@ def test_a_test_file_gets_one_finding_per_deprecated_change(rules, tmp_path):
     assert torchscript("models.py") == [5, 9, 13]          # library code: every use is a place to change
     assert torchscript("tests/test_models.py") == [5]      # a test suite: one cause
     assert ac.is_test_path("pkg/tests/unit/helpers.py") and ac.is_test_path("conftest.py") and not ac.is_test_path("contest.py")
+    # what makes a test is the path below the folder scanned: a project kept under a tests/ folder
+    # (this repository's own corpus) is library code, and its tests/ subfolder holds tests
+    proj = tmp_path / "tests" / "proj"
+    (proj / "tests").mkdir(parents=True)
+    for name in ("models.py", "tests/helpers.py"):
+        (proj / name).write_text(SCRIPTED_TESTS, encoding="utf-8")
+    findings, _, _ = ac.scan(rules, [str(proj)], "2.9", "2.15", "en")
+    by_file = {p: [f["line"] for f in findings if f["path"] == p and f["change"] == "210-torchscript-deprecated"]
+               for p in {f["path"] for f in findings}}
+    assert sorted(by_file.values()) == [[5], [5, 9, 13]], by_file
+    assert by_file[f"{proj}/models.py"] == [5, 9, 13]
 

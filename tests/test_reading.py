@@ -148,8 +148,12 @@ def test_atom_feed_per_language(built_site, factbase, lang):
             assert re.search(r"[\u4e00-\u9fff]", summary), summary
         if lang == "ru":
             assert re.search(r"[а-яё]", summary), summary
-    titles = [e.find(f"{ATOM}title").text for e in entries]
-    assert (lang == "en") == (sum(t in en_titles.values() for t in titles) > len(titles) // 2)
+    # the English title with its placeholders filled in and its code marks gone
+    def english(cid: str) -> re.Pattern:
+        return re.compile(re.sub(r"\\\{[\w:]+\\\}", ".+", re.escape(en_titles[cid].replace("`", ""))))
+    same = sum(bool(english(e.find(f"{ATOM}id").text.rstrip("/").rsplit("/", 1)[1]).fullmatch(e.find(f"{ATOM}title").text))
+               for e in entries)
+    assert same == len(entries) if lang == "en" else same < len(entries) // 2, (lang, same, len(entries))
 
 
 @pytest.mark.parametrize("lang", LANGS)

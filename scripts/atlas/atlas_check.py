@@ -1269,8 +1269,10 @@ def fingerprint(path, rule, api, line_text, nth, cache=None):
 
 
 def iter_files(paths, unread=None):
-    """The Python files under ``paths``, each once (a path given twice, or reached twice, is
-    read once). Notebooks are not read; they go to ``unread`` so the run can say so."""
+    """(path, inner path) of the Python files under ``paths``, each once (a path given twice, or
+    reached twice, is read once); the inner path is the part below the directory given (a file
+    given alone: its name), so a project kept under a tests/ folder is not all tests. Notebooks
+    are not read; they go to ``unread`` so the run can say so."""
     seen = set()
 
     def once(path):
@@ -1291,9 +1293,9 @@ def iter_files(paths, unread=None):
                 for f in sorted(files):
                     full = os.path.join(root, f)
                     if f.endswith((".py", ".pyw", ".ipynb")) and once(full):
-                        yield full
+                        yield full, os.path.relpath(full, p)
         elif once(p):
-            yield p
+            yield p, os.path.basename(p)
 
 
 #: a line of IPython, not Python: a magic (%time, %%bash) or a shell escape (!pip)
@@ -1459,9 +1461,9 @@ def sarif_uri(path, root):
 
 
 def sources(paths, skipped, unread=None):
-    """(path, shown path, text, Notebook or None) of each file that reads; the others go to
+    """(path, shown path, text, Notebook or None, inner path) of each file that reads; the others go to
     ``skipped`` with their reason. A notebook's text is its JSON (its code is ``nb.script``)."""
-    for path in iter_files(paths, unread):
+    for path, inner in iter_files(paths, unread):
         shown = printable(os.path.normpath(path).replace(os.sep, "/"))
         text, reason = read_source(path)
         nb = None
@@ -1473,7 +1475,7 @@ def sources(paths, skipped, unread=None):
         if text is None:
             skipped.append({"path": shown, "reason": reason})
             continue
-        yield path, shown, text, nb
+        yield path, shown, text, nb, inner
 
 
 def quiet_notes(found, text, notes):
@@ -1497,7 +1499,7 @@ def scan(rules, paths, frm, to, lang, notes="some"):
     condition (counted in stats["hidden"]), "all" shows them."""
     index = Index(rules, frm, to)
     findings, skipped, files, lines, ignored, unread, hidden = [], [], 0, 0, 0, [], 0
-    for _path, shown, text, nb in sources(paths, skipped, unread):
+    for _path, shown, text, nb, inner in sources(paths, skipped, unread):
         if nb is not None:
             text = nb.script
         files += 1
@@ -1511,7 +1513,7 @@ def scan(rules, paths, frm, to, lang, notes="some"):
         src = source_lines(text)
         found, dropped = split_ignored(src, found)
         ignored += len(dropped)
-        found = one_per_test_file(one_per_cause(found, src), shown, index.severity)
+        found = one_per_test_file(one_per_cause(found, src), inner, index.severity)
         found, n = quiet_notes(found, text, notes)
         hidden += n
         seen, stripped, hashed = {}, {}, {}
@@ -2115,7 +2117,7 @@ def fix_paths(rules, paths, frm, to, lang, write):
     import difflib
     index, window = Index(rules, frm, to), window_of(rules, frm, to)
     diff, fixes, suggestions, skipped = [], [], [], []
-    for path, shown, text, nb in sources(paths, skipped):
+    for path, shown, text, nb, _inner in sources(paths, skipped):
         try:
             script = nb.script if nb else text
             new, applied, suggested, edits = fix_source(index, script, shown, window)

@@ -440,10 +440,16 @@ def matrix_diff(old: Release, new: Release) -> list[MatrixRow]:
     return rows
 
 
+def _stops_one_build(c: Change) -> bool:
+    """A platform change that stops only the users of one build: the end of one optional CUDA build
+    (``cuda_ended``), or a new platform tag of the aarch64 wheels alone (``tag``)."""
+    return c.type == "platform" and ("cuda_ended" in c.values or str(c.values.get("tag", "")).endswith("_aarch64"))
+
+
 def _checklist_key(c: Change, rel_of: dict[str, Release]) -> tuple:
-    # the end of one optional CUDA build (``cuda_ended``) stops only the users of that build: it
-    # comes after the code that breaks for everyone, not first with the platform blockers
-    kind = _CHECK_ORDER["breaking"] + 0.5 if c.type == "platform" and "cuda_ended" in c.values else _CHECK_ORDER.get(c.type, 5)
+    # a change that stops the users of one build comes after the code that breaks for everyone,
+    # not first with the platform blockers
+    kind = _CHECK_ORDER["breaking"] + 0.5 if _stops_one_build(c) else _CHECK_ORDER.get(c.type, 5)
     return (kind, _AREA_ORDER.get(c.area, 2), version_key(rel_of[c.id].version), c.id)
 
 
