@@ -123,6 +123,28 @@ def test_search_puts_the_explaining_change_first(home_page, lang, query, expecte
         f"another language leads: {results[:3]}"
 
 
+#: Issue 41: errors of a package built for another torch, as other threads than the cited ones paste
+#: them (another path, another symbol, another build), and the companions page's anchor each must reach.
+COMPANION_PASTES = [
+    ("RuntimeError: operator torchvision::nms does not exist", "torchvision-nms"),
+    ("OSError: /usr/local/lib/python3.8/dist-packages/torchaudio/lib/libtorchaudio.so: undefined symbol: "
+     "_ZNK3c107SymBool10guard_boolEPKcl", "torchaudio-undefined-symbol"),
+    ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for: "
+     "PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.0+cu118)", "xformers-built-for"),
+    ("ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
+     "undefined symbol: _ZN3c104cuda9SetDeviceEi", "flash-attn-undefined-symbol"),
+]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_pasted_companion_error_leads_to_the_companions_page(home_page, lang):
+    prefix = url_for(lang).rstrip("/")
+    page = home_page(lang)
+    for query, anchor in COMPANION_PASTES:
+        results = type_query(page, query)
+        assert results and results[0] == f"{prefix}/companions/#{anchor}", (query, results[:3])
+
+
 # ------------------------------------------------------------------ the search box (issue 8)
 def _options(page) -> list[dict]:
     return page.eval_on_selector_all(

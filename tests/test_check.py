@@ -779,16 +779,16 @@ def test_env_knows_the_python_and_cuda_builds_that_end_in_selected_releases(rule
     py39 = CU118_PY38.replace("3.8.10", "3.9.18")
     assert row(py39, "2.8", "python")["verdict"] == "ok"
     assert row(py39, "2.9", "python")["change"] == "29-python39-dropped"
-    assert row(CU118_PY38, "2.7", "cuda_wheel")["verdict"] == "unknown"   # the atlas has no list of 2.7's builds
+    assert row(CU118_PY38, "2.7", "cuda_wheel")["verdict"] == "ok"   # 2.7's builds (data/builds.yaml) include cu118
     c = row(CU118_PY38, "2.8", "cuda_wheel")
     assert c["verdict"] == "blocked" and c["change"] == "28-cuda118-builds-end", c
     assert row(CU118_PY38, "2.12", "cuda_wheel")["change"] == "28-cuda118-builds-end"
     cu121 = CU118_PY38.replace("CUDA used to build PyTorch: 11.8", "CUDA used to build PyTorch: 12.1")
-    assert row(cu121, "2.5", "cuda_wheel")["verdict"] == "unknown"
+    assert row(cu121, "2.5", "cuda_wheel")["verdict"] == "ok"
     assert row(cu121, "2.6", "cuda_wheel")["change"] == "26-cuda121-builds-end"
     cu124 = CU118_PY38.replace("CUDA used to build PyTorch: 11.8", "CUDA used to build PyTorch: 12.4")
     assert row(cu124, "2.7", "cuda_wheel")["change"] == "27-cuda124-builds-end"
-    assert row(cu124, "2.6", "cuda_wheel")["verdict"] == "unknown"
+    assert row(cu124, "2.6", "cuda_wheel")["verdict"] == "ok"
 
 
 def test_a_team_can_adopt_the_checker_fail_on_baseline_and_ignore(rules_file, tmp_path):
@@ -1336,6 +1336,25 @@ def test_env_judges_the_packages_around_torch(rules):
     assert ac.parse_env(collect)["packages"] == {"torchvision": "0.16.2", "torchaudio": "2.1.2"}
 
 
+def test_what_real_freezes_showed(rules):
+    """Issue 41's real freezes (tests/check_cases/env/freeze1): triton, which torch's own wheel pins,
+    gets its verdict but stays out of the pip line (on Windows and macOS it has no wheel at all);
+    vLLM's own collect_env names vllm as "vLLM Version : 0.9.2"; a pip list without its header and a
+    collect_env's library section alone read as an environment, not as code."""
+    freeze = "torch==2.8.0\ntorchvision==0.23.0\ntriton==3.4.0\n"
+    comp = ac.check_companions(rules, ac.parse_env(freeze), "2.9", "en")
+    got = {i["package"]: (i["verdict"], i["install"]) for i in comp["items"]}
+    assert got["triton"][0] == "install" and got["torchvision"] == ("install", "0.24.1"), got
+    assert comp["pip"] == "pip install torch==2.9.* torchvision==0.24.1", comp["pip"]
+    vllm_env = "PyTorch version: 2.7.0+cu128\n==============================\n     vLLM Info\n" \
+               "==============================\nROCM Version                 : Could not collect\n" \
+               "vLLM Version                 : 0.9.2\n"
+    assert ac.parse_env(vllm_env)["packages"] == {"vllm": "0.9.2"}
+    assert ac.detect_kind("torch                     2.7.1\ntorchvision               0.22.1\nnumpy   1.26.4\n") == "env"
+    assert ac.detect_kind("Versions of relevant libraries\n[pip3] numpy==2.2.6\n[pip3] torch==2.8.0\n") == "env"
+    assert ac.detect_kind("import torch\nx = 1\nprint(x)\n") == "code"
+
+
 def test_env_text_report_names_the_companions_and_one_pip_line(rules_file):
     r = run_cli("--rules", str(rules_file), "env", "--to", "2.9", "-", stdin=FREEZE_COMPANIONS)
     assert "torchvision 0.16.2 does not work with 2.9: install torchvision 0.24.1" in r.stdout, r.stdout
@@ -1369,3 +1388,20 @@ def test_a_test_file_gets_one_finding_per_deprecated_change(rules, tmp_path):
     assert sorted(by_file.values()) == [[5], [5, 9, 13]], by_file
     assert by_file[f"{proj}/models.py"] == [5, 9, 13]
 
+
+
+def test_the_cuda_wheel_row_reads_the_build_matrix_of_every_release(rules):
+    """Issue 40: a release whose own facts list no CUDA wheels (2.9) is judged by its builds in
+    data/builds.yaml (cu126, cu128, cu130), and a build a release on the way ended links its change."""
+    from atlas.atlas_check import check_env
+
+    def row(cuda, to):
+        paste = f"PyTorch version: 2.8.0+cu{cuda.replace('.', '')}\nCUDA used to build PyTorch: {cuda}\n"
+        return next(i for i in check_env(rules, ac.parse_env(paste), to, "en") if i["check"] == "cuda_wheel")
+
+    assert rules["env"]["releases"]["2.9"]["cuda_wheels"][0] == "12.8"    # the default build first
+    assert {c: row(c, "2.9")["verdict"] for c in ("12.6", "12.8", "13.0")} == dict.fromkeys(("12.6", "12.8", "13.0"), "ok")
+    ended = row("11.8", "2.9")
+    assert (ended["verdict"], ended["change"]) == ("blocked", "28-cuda118-builds-end"), ended
+    assert (row("12.4", "2.12")["verdict"], row("12.4", "2.12")["change"]) == ("blocked", "27-cuda124-builds-end")
+    assert row("12.9", "2.9")["verdict"] == "blocked"     # a build 2.8 had and 2.9 has not

@@ -191,6 +191,37 @@ def test_a_hostile_quote_stays_text(raw):
     assert "<script>alert" not in page and "&lt;script&gt;" in page
 
 
+def test_a_mismatch_error_is_listed_found_and_checked_against_its_quote(raw, atlas, pages):
+    """Issue 41: each error a package built for another torch prints is on the companions page at its
+    anchor and is a search document whose error matcher holds it; a message its quote does not hold,
+    or a hostile one, is an error naming the file, the id and the field, or stays text."""
+    from atlas import search_index as si
+
+    errors = raw.companions[1]["errors"]
+    assert {e["package"] for e in errors} >= {"torchvision", "torchaudio", "xformers", "flash-attn"}
+    comp = pages["en/companions/index.md"]
+    for e in errors:
+        assert f'id="{e["id"]}"' in comp
+    idx = si.build(atlas)["en"]
+    urls = [d[0] for d in idx["docs"]]
+    for e in errors:
+        i = urls.index(f"companions/#{e['id']}")
+        assert any(doc == i for _toks, _lits, doc in idx["errors"]), e["id"]
+    bad = copy.deepcopy(raw)
+    facts = copy.deepcopy(raw.companions[1])
+    facts["errors"][0]["message"] = "RuntimeError: operator torchvision::roi_align does not exist"
+    bad.companions = (raw.companions[0], facts)
+    with pytest.raises(DataError) as exc:
+        validate(bad, judge_proofs=False)
+    assert any("companions.yaml" in p and "torchvision-nms" in p and "errors.0.message" in p for p in exc.value.problems), exc.value.problems
+    facts = copy.deepcopy(raw.companions[1])
+    facts["errors"][0]["message"] = facts["errors"][0]["quote"] = "<script>x</script> | `tick`"
+    hostile = copy.deepcopy(raw)
+    hostile.companions = (raw.companions[0], facts)
+    page = render_all(enrich(validate(hostile, judge_proofs=False)), langs=("en",))["en/companions/index.md"]
+    assert "<script>x" not in page and "&lt;script&gt;x&lt;/script&gt; &#124; &#96;tick&#96;" in page
+
+
 def test_lock_yaml_is_the_writers_shape():
     text = (DATA / "companions.lock.yaml").read_text(encoding="utf-8")
     assert text.startswith("# Written by `atlas companions`")

@@ -2293,6 +2293,7 @@
 
   // the packages a paste pins or lists (atlas_check.installed_packages): {canonical name: version without its local part}
   var PKG_PIN = /^(?:\[(?:pip3?|conda)\][ \t]+)?([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]*==[ \t]*(\d[^\s;#,]*)/gm;
+  var VLLM_ENV = /^vLLM Version[ \t]*:[ \t]*v?(\d+\.\d+[^\s(]*)/m;
   var PKG_LIST = /^(?:\[(?:pip3?|conda)\][ \t]+)?([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]+(\d+\.\d+[^\s]*)(?:[ \t].*)?$/gm;
   function canonical(name) { return name.replace(/[-_.]+/g, "-").toLowerCase(); }
   function installedPackages(text) {
@@ -2300,6 +2301,8 @@
     [PKG_PIN, PKG_LIST].forEach(function (rx) {
       all(rx, text).forEach(function (m) { var k = canonical(m[1]); if (!hasOwn(out, k)) out[k] = m[2].split("+")[0]; });
     });
+    var v = VLLM_ENV.exec(text);   // vLLM's own collect_env names its version on a line of its own
+    if (v && !hasOwn(out, "vllm")) out.vllm = v[1].split("+")[0];
     return out;
   }
   // the packages built against torch that the paste shows, judged at release "to" (atlas_check.check_companions)
@@ -2318,7 +2321,7 @@
       else if (at.state === "undeclared") { verdict = "unknown"; note = msg("check.companion.target_undeclared", a); }
       else { verdict = "none"; note = msg("check.companion.none", a); }
       var install = verdict === "install" ? at.newest : null;
-      if (install) pins.push(pkg + "==" + install);
+      if (install && !facts.pinned_by_torch) pins.push(pkg + "==" + install);   // torch's wheel brings the one it pins
       items.push({ "package": pkg, found: have, verdict: verdict, install: install, note: say(rules, "en", note), note_text: say(rules, lang, note) });
     });
     return { items: items, pip: pins.length ? "pip install torch==" + to + ".* " + pins.join(" ") : null, url: (C.url || {})[lang] || null };
@@ -2530,7 +2533,12 @@
     else {
       var cxy = (cuda.match(/\d+/g) || []).slice(0, 2).join(".");
       if (facts.cuda_wheels.indexOf(cxy) >= 0) item("cuda_wheel", cuda, "ok", cxy === facts.cuda_wheels[0] ? links.cuda_default_wheel : links.cuda_other_wheels);
-      else item("cuda_wheel", cuda, "blocked", droppedIn("cuda_dropped_wheels", "cu" + cxy.replace(".", "")) || links.cuda_default_wheel, msg("check.note.cuda_wheels", { release: to, versions: facts.cuda_wheels.join(", ") }));
+      else {
+        var cdrop = droppedIn("cuda_dropped_wheels", "cu" + cxy.replace(".", ""));
+        var cend = cdrop ? false : droppedIn("cuda_ended", cxy);  // a release on the way ended this CUDA build
+        if (cend) item("cuda_wheel", cuda, "blocked", cend, msg("check.note.cuda_ended", { version: cxy, release: to }));
+        else item("cuda_wheel", cuda, "blocked", cdrop || links.cuda_default_wheel, msg("check.note.cuda_wheels", { release: to, versions: facts.cuda_wheels.join(", ") }));
+      }
     }
     // the platform: a wheel on PyPI for this OS and processor at all (the registry's file list), and
     // the oldest glibc or macOS that wheel installs on; only when the paste names the OS and processor
@@ -2579,16 +2587,18 @@
     return { schema_version: 1, from: fr[0], to: to, torch: env.torch, from_note: say(rules, "en", fr[1]) || null, from_note_text: say(rules, lang, fr[1]) || null, upgrade_url: up, formats: env.formats, items: items, newest: newestRunnable(rules, env, lang), companions: checkCompanions(rules, env, to, lang) };
   }
 
+  // a row of a package list without its header (atlas_check.LIST_LINE)
+  var LIST_LINE = /^(?:-\s+)?[A-Za-z][\w.\-]*(?:\s{2,}|\s*:\s*)v?\d[\w.+!-]*(?:\s+\S+){0,2}$/;
   function detectKind(text) {   // read as parseEnv reads it (atlas_check.detect_kind)
     text = normalizePaste(text);
     var markers = [/^PyTorch version:/m, /NVIDIA-SMI \d/, /Driver Version\s*:/, /^ProductVersion:/m, /HSA System Attributes/,
       /ROCm System Management Interface/, /^GPU \d+: .*\(UUID:/m, /^Marketing Name:/m, /^Is CUDA available:/m,
       /^Package[ \t]+Version[ \t]*$/m, / with CUDA capability sm_\d/, / which is of cuda capability \d/, /\[1002:[0-9a-fA-F]{4}\]/,
-      /^Product Architecture:/m];
+      /^Product Architecture:/m, /^Versions of relevant libraries/m, /^\[(?:pip3?|conda)\] \S/m];
     if (markers.some(function (r) { return r.test(text); })) return "env";
     var lines = text.split("\n").map(function (x) { return x.trim(); }).filter(function (x) { return x && x[0] !== "#"; });
     if (!lines.length) return "code";
-    var req = lines.filter(function (x) { return /^(?:-e\s+\S+|--[\w-]+.*|[A-Za-z0-9][\w.\-]*(?:\[[\w,\s-]*\])?\s*(?:(?:===|==|>=|<=|~=|!=|<|>|=(?=\d)|@)\s*[\w.*+!<>=,~ -]+|@\s*[A-Za-z][\w+.-]*:\/\/\S+))$/.test(x); }).length;
+    var req = lines.filter(function (x) { return /^(?:-e\s+\S+|--[\w-]+.*|[A-Za-z0-9][\w.\-]*(?:\[[\w,\s-]*\])?\s*(?:(?:===|==|>=|<=|~=|!=|<|>|=(?=\d)|@)\s*[\w.*+!<>=,~ -]+|@\s*[A-Za-z][\w+.-]*:\/\/\S+))$/.test(x) || LIST_LINE.test(x); }).length;
     return req * 2 > lines.length ? "env" : "code";
   }
 

@@ -2452,6 +2452,7 @@ def parse_env(text):
 #: a package pinned (pip freeze, requirements, collect_env's "[pip3] x==1.2"), or listed (pip list,
 #: collect_env's "[conda] x 1.2 build channel"): its name and version
 _PKG_PIN = re.compile(r"^(?:\[(?:pip3?|conda)\][ \t]+)?([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]*==[ \t]*(\d[^\s;#,]*)", re.M)
+_VLLM_ENV = re.compile(r"^vLLM Version[ \t]*:[ \t]*v?(\d+\.\d+[^\s(]*)", re.M)
 _PKG_LIST = re.compile(r"^(?:\[(?:pip3?|conda)\][ \t]+)?([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]+(\d+\.\d+[^\s]*)(?:[ \t].*)?$", re.M)
 
 
@@ -2466,6 +2467,9 @@ def installed_packages(text):
     for rx in (_PKG_PIN, _PKG_LIST):
         for name, version in rx.findall(text):
             out.setdefault(canonical(name), version.split("+")[0])
+    m = _VLLM_ENV.search(text)   # vLLM's own collect_env names its version on a line of its own
+    if m:
+        out.setdefault("vllm", m.group(1).split("+")[0])
     return out
 
 
@@ -2496,7 +2500,7 @@ def check_companions(rules, env, to, lang):
         else:
             verdict, note = "none", msg("check.companion.none", package=pkg, version=have, release=to)
         install = at["newest"] if verdict == "install" else None
-        if install:
+        if install and not facts.get("pinned_by_torch"):   # torch's wheel brings the one it pins
             pins.append("%s==%s" % (pkg, install))
         items.append({"package": pkg, "found": have, "verdict": verdict, "install": install,
                       "note": say(rules, "en", note), "note_text": say(rules, lang, note)})
@@ -2887,8 +2891,12 @@ def check_env(rules, env, to, lang):
                  links.get("cuda_default_wheel") if xy == facts["cuda_wheels"][0] else links.get("cuda_other_wheels"))
         else:
             c = dropped_in("cuda_dropped_wheels", "cu" + xy.replace(".", ""))
-            item("cuda_wheel", cuda, "blocked", c or links.get("cuda_default_wheel"),
-                 msg("check.note.cuda_wheels", release=to, versions=", ".join(facts["cuda_wheels"])))
+            ended = False if c else dropped_in("cuda_ended", xy)
+            if ended:   # a release on the way ended this CUDA build: its change says so
+                item("cuda_wheel", cuda, "blocked", ended, msg("check.note.cuda_ended", version=xy, release=to))
+            else:
+                item("cuda_wheel", cuda, "blocked", c or links.get("cuda_default_wheel"),
+                     msg("check.note.cuda_wheels", release=to, versions=", ".join(facts["cuda_wheels"])))
     # the platform: a wheel on PyPI for this OS and processor at all (the registry's file list), and
     # the oldest glibc or macOS that wheel installs on. Reported only when the paste names the OS
     # and processor (collect_env's "OS:" line).
@@ -2948,6 +2956,11 @@ REQ_LINE = (r"^(?:-e\s+\S+|--[\w-]+.*|[A-Za-z0-9][\w.\-]*(?:\[[\w,\s-]*\])?\s*(?
             r"\s*[\w.*+!<>=,~ -]+|@\s*[A-Za-z][\w+.-]*://\S+))$")   # the last: "name @ https://.../x.whl"
 
 
+#: a row of a package list without its header: pip list or conda list ("torch   2.7.1", with conda's
+#: build and channel after it), or "name: version" as people type it ("- lightning: 2.0.4")
+LIST_LINE = r"^(?:-\s+)?[A-Za-z][\w.\-]*(?:\s{2,}|\s*:\s*)v?\d[\w.+!-]*(?:\s+\S+){0,2}$"
+
+
 def detect_kind(text):
     """'env' for a paste of tool output or a package list, 'code' for Python source (read as
     parse_env reads it: quote marks, indents and terminal escapes removed)."""
@@ -2955,13 +2968,14 @@ def detect_kind(text):
     markers = (r"^PyTorch version:", r"NVIDIA-SMI \d", r"Driver Version\s*:", r"^ProductVersion:", r"HSA System Attributes",
                r"ROCm System Management Interface", r"^GPU \d+: .*\(UUID:", r"^Marketing Name:", r"^Is CUDA available:",
                r"^Package[ \t]+Version[ \t]*$", r" with CUDA capability sm_\d", r" which is of cuda capability \d",
-               r"\[1002:[0-9a-fA-F]{4}\]", r"^Product Architecture:")
+               r"\[1002:[0-9a-fA-F]{4}\]", r"^Product Architecture:", r"^Versions of relevant libraries",
+               r"^\[(?:pip3?|conda)\] \S")
     if any(re.search(m, text, re.M) for m in markers):
         return "env"
     lines = [x.strip() for x in text.splitlines() if x.strip() and not x.strip().startswith("#")]
     if not lines:
         return "code"
-    req = sum(1 for x in lines if re.match(REQ_LINE, x))
+    req = sum(1 for x in lines if re.match(REQ_LINE, x) or re.match(LIST_LINE, x))
     return "env" if req * 2 > len(lines) else "code"
 
 

@@ -407,9 +407,11 @@ class _Builder:
         """Per companion package (companions/pairing.py, issue 41): ``versions``, each release's
         torch minors (None: it declares no torch version), and ``at``, per torch minor, what the
         checkers tell a user moving there: ``newest`` (the newest release that admits it) or
-        ``state`` undeclared | none (no release works with it, as far as any release says)."""
+        ``state`` undeclared | none (no release works with it, as far as any release says);
+        ``pinned_by_torch`` when torch's own wheel pins it (triton), so the pip line leaves it to torch."""
         a = self.atlas
         out = {}
+        basis = {p.name: p.basis for p in (a.fb.companions.packages if a.fb.companions else [])}
         for pkg in a.companion_packages:
             rows = [r for r in a.companion_rows if r.package == pkg]
             at = {}
@@ -420,6 +422,8 @@ class _Builder:
                 newest = max(cell.rows, key=lambda r: Version(r.version)).version if cell.rows else None
                 at[p.version] = {"state": cell.state, "newest": newest}
             out[pkg] = {"versions": {r.version: (r.minors if r.torch is not None else None) for r in rows}, "at": at}
+            if basis.get(pkg) == "torch_pins":   # torch's own wheel pins it: pip brings it with torch
+                out[pkg]["pinned_by_torch"] = True
         return {"packages": list(a.companion_packages), "by_package": out,
                 "url": {lang: self.url(lang, "companions/") for lang in LANGS}}
 
@@ -567,6 +571,13 @@ class _Builder:
                     f["python_min"], f["python_max"] = pys[0], pys[-1]
                 if d and d.driver_linux and f["nvidia_min_driver"] is None:
                     f["nvidia_min_driver"] = d.driver_linux.split(".")[0]
+                # and its CUDA and ROCm builds (the default first), when its own facts list none
+                cudas = sorted((b for b in rows if b.kind == "cuda" and b.cuda), key=lambda b: not b.default)
+                if f["cuda_wheels"] is None and cudas:
+                    f["cuda_wheels"] = [b.cuda for b in cudas]
+                rocms = [".".join(re.findall(r"\d+", b.build)[:2]) for b in rows if b.kind == "rocm"]
+                if f["rocm_wheels"] is None and rocms:
+                    f["rocm_wheels"] = rocms
         # a minimum that is the same in the known releases on both sides of a release that does
         # not state it (the macOS MPS needs: 14 in 2.12 and 2.14) is that release's too
         order = sorted(releases, key=version_key)

@@ -761,6 +761,18 @@ class CompanionCorrection(Strict):
     quote: str
 
 
+class CompanionError(Strict):
+    """What a package built for another torch release prints when torch moves under it: ``message``
+    as the change pages write one (X for a path or a name, N for a number), ``quote`` verbatim from
+    the public report at ``url``. The companions page lists it at its ``id``; search finds it."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    package: str
+    message: str = Field(min_length=10)
+    url: str = Field(pattern=r"^https://")
+    quote: str
+
+
 class CompanionPolicy(Strict):
     url: str
     quote: str
@@ -775,6 +787,7 @@ class CompanionFacts(Strict):
     readme: list[CompanionReadme] = []
     build: list[CompanionBuild] = []
     corrections: list[CompanionCorrection] = []
+    errors: list[CompanionError] = []
 
 
 class CompanionRelease(BaseModel):

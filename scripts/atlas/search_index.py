@@ -325,6 +325,16 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
         d = _Doc(f"upgrade/{up.slug}/", "upgrade", title, plain("upgrade.meta"), up.slug, up.new.version)
         d.add("title", title, plain("upgrade.title"))
         docs.append(d)
+    # the errors of a package built for another torch (data/companions.yaml): the companions page's anchors
+    for e in (atlas.fb.companions.errors if atlas.fb.companions else []):
+        desc = plain("companions.error_desc", package=e.package)
+        d = _Doc(f"companions/#{e.id}", "companion", f"{e.package}: {e.message}", desc, e.id, "")
+        d.add("title", e.package, plain("companions.errors"))
+        d.add("body", desc)
+        d.add("errors", e.message)
+        d.errors.append(e.message)
+        d.idents += [i for i in identifiers(_QUOTED.sub(" ", e.message)) if i not in _BUILTIN_EXCEPTIONS]
+        docs.append(d)
     return docs
 
 

@@ -633,6 +633,14 @@ def _parse_glossary(file: str, data: Any, problems: list[str]) -> list[GlossaryE
     return entries
 
 
+def _message_in_quote(message: str, quote: str) -> bool:
+    """Whether an error message occurs in a verbatim quote, X matching a path or a name and N a
+    number, runs of white space matching any white space."""
+    parts = re.split(r"(\bX\b|\bN\b|\s+)", message)
+    pattern = "".join({"X": r"\S+?", "N": r"\d+"}.get(p, r"\s+" if p.isspace() else re.escape(p)) for p in parts if p)
+    return re.search(pattern, quote) is not None
+
+
 def _check_companions(facts_pair: tuple, lock_pair: tuple, problems: Problems) -> tuple[Optional[CompanionFacts], dict]:
     """data/companions.yaml against data/companions.lock.yaml: every package it names is in the
     lock; a README row's specifier parses and its versions occur in its quote; a correction names a
@@ -659,7 +667,8 @@ def _check_companions(facts_pair: tuple, lock_pair: tuple, problems: Problems) -
         if pkg.name not in known:
             problems.add(facts_file, pkg.name, f"packages.{i}", f"not in {lock_file}; run `atlas companions`")
     named = {p.name for p in facts.packages}
-    for kind, entries in (("readme", facts.readme), ("build", facts.build), ("corrections", facts.corrections)):
+    for kind, entries in (("readme", facts.readme), ("build", facts.build), ("corrections", facts.corrections),
+                          ("errors", facts.errors)):
         for i, e in enumerate(entries):
             if e.package not in named:
                 problems.add(facts_file, e.package, f"{kind}.{i}.package", "not one of `packages:`")
@@ -676,6 +685,14 @@ def _check_companions(facts_pair: tuple, lock_pair: tuple, problems: Problems) -
                     problems.add(facts_file, t.package, f"rows.{j}.torch", f"{v} does not occur in its quote {row.quote!r}")
             if not re.search(rf"`{re.escape(row.series)}`", row.quote):
                 problems.add(facts_file, t.package, f"rows.{j}.series", f"{row.series} does not occur in its quote")
+    seen = set()
+    for i, e in enumerate(facts.errors):
+        if e.id in seen:
+            problems.add(facts_file, e.id, f"errors.{i}.id", "duplicate id")
+        seen.add(e.id)
+        if not _message_in_quote(e.message, e.quote):
+            problems.add(facts_file, e.id, f"errors.{i}.message",
+                         f"does not occur in its quote (X stands for a path or name, N for a number): {e.quote!r}")
     for i, c in enumerate(facts.corrections):
         rel = ((known.get(c.package) or {}).get("releases") or {}).get(c.version)
         if rel is None:

@@ -28,7 +28,8 @@ JS = ROOT / "docs" / "assets" / "atlas-check.js"
 ENV_ITEMS = ac.ENV_CHECKS
 _EXPECT = re.compile(r"#\s*expect:\s*(.+)$")
 #: the corpus halves, in the order they were written; every held-out half was measured once before any change it informed
-HALVES = ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "real1", "real2")
+HALVES = ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "real1", "real2",
+          "freeze1", "freeze2")
 
 
 def code_cases(half: str) -> list[dict]:
@@ -78,6 +79,8 @@ def env_cases(half: str) -> list[dict]:
                     cur["detect"] = parts[1]
                 elif parts[0] == "default_wheel:":
                     cur["default_wheel"] = None if parts[1] == "none" else parts[1]
+                elif parts[0] == "companion:":   # issue 41: PACKAGE VERDICT [VERSION to install]
+                    cur.setdefault("companions", {})[ac.canonical(parts[1])] = (parts[2], parts[3] if len(parts) > 3 else None)
                 else:
                     cur["expected"][parts[0]] = (parts[1], parts[2] if len(parts) > 2 else None)
             out.append({"path": p, "half": h, **pastes[0], "pastes": pastes})
@@ -199,6 +202,18 @@ def evaluate(rules: dict, half: str, engine: str = "python", notes: str = "some"
                 env_rows[(check, ok)] += 1
                 if not ok:
                     env_bad.append((c["path"].name, check, expected, got))
+        if "companions" in want:   # issue 41: each package beside torch, its verdict and what to install
+            got_c = {ac.canonical(i["package"]): (i["verdict"], i["install"])
+                     for i in ac.check_companions(rules, env, want["to"], "en")["items"]}
+            for pkg, expected in want["companions"].items():
+                got = got_c.get(pkg, ("absent", None))
+                ok = got == expected
+                env_total += 1
+                env_ok += ok
+                verdict_ok += got[0] == expected[0]
+                env_rows[("companion", ok)] += 1
+                if not ok:
+                    env_bad.append((c["path"].name, "companion " + pkg, expected, got))
         if want["torch"]:
             env_total += 1
             ok = env["torch"] == want["torch"]
