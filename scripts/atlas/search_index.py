@@ -207,6 +207,12 @@ class _Doc:
     def add(self, fld: str, *texts) -> None:
         self.fields[fld] += [str(t) for t in texts if t not in (None, "")]
 
+    def add_error(self, message: str) -> None:
+        """An error message the document explains: its words, its matcher entry and its names."""
+        self.add("errors", message)
+        self.errors.append(message)
+        self.idents += [i for i in identifiers(_QUOTED.sub(" ", message)) if i not in _BUILTIN_EXCEPTIONS]
+
 
 def _value_texts(value, lang: str) -> list[str]:
     vals = value if isinstance(value, list) else [value]
@@ -257,9 +263,7 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
                 if p.contains:
                     d.idents += identifiers(p.contains)
             for e in c.errors:
-                d.add("errors", e.message)
-                d.errors.append(e.message)
-                d.idents += [i for i in identifiers(_QUOTED.sub(" ", e.message)) if i not in _BUILTIN_EXCEPTIONS]
+                d.add_error(e.message)
             d.add("ids", c.id)
             docs.append(d)
 
@@ -331,9 +335,7 @@ def _docs(atlas: Atlas, lang: str) -> list[_Doc]:
         d = _Doc(f"companions/#{e.id}", "companion", f"{e.package}: {e.message}", desc, e.id, "")
         d.add("title", e.package, plain("companions.errors"))
         d.add("body", desc)
-        d.add("errors", e.message)
-        d.errors.append(e.message)
-        d.idents += [i for i in identifiers(_QUOTED.sub(" ", e.message)) if i not in _BUILTIN_EXCEPTIONS]
+        d.add_error(e.message)
         docs.append(d)
     return docs
 
