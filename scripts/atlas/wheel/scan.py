@@ -143,13 +143,16 @@ class WheelIndex:
         it in a comment or docstring (in_code False); None when no text file has it."""
         text = self.text
         rx = re.compile(r"(?<![\w.])" + re.escape(pattern) + r"(?!\w)")
-        mention = None
-        for m in rx.finditer(text):
-            f = self.file_at(m.start())
-            if self._in_prose(f, m.start() - self._starts[bisect.bisect_right(self._starts, m.start()) - 1]):
+        mention, i = None, text.find(pattern)
+        # str.find jumps to each occurrence; the regex only judges the word boundaries there (a
+        # regex that starts with a lookbehind scans the ~300 MB text position by position)
+        while i >= 0:
+            if rx.match(text, i):
+                f = self.file_at(i)
+                if not self._in_prose(f, i - self._starts[bisect.bisect_right(self._starts, i) - 1]):
+                    return f, True
                 mention = mention or f
-                continue
-            return f, True
+            i = text.find(pattern, i + 1)
         return (mention, False) if mention else None
 
     def _in_prose(self, file: str, offset: int) -> bool:
