@@ -413,6 +413,18 @@ def test_newest_release_comes_with_the_build_that_runs_it(rules):
     assert "cu118" in text and "pip install torch==2.4" in text
 
 
+def test_a_paste_without_machine_facts_is_not_told_a_build_runs(rules):
+    """Issue 40: a pip freeze shows torch and nothing of the machine; the answer names the release
+    the tables allow and says it judged neither Python nor, for a CUDA build, the driver and the GPU.
+    A paste that shows them leaves none of the three unjudged."""
+    bare = ac.newest_runnable(rules, ac.parse_env("torch==2.4.1\nnumpy==1.26.4\n"), "en")
+    assert bare["release"] == rules["releases"][-1], bare
+    assert bare["unknown"][:3] == ["python", "nvidia_driver", "gpu_arch"], bare
+    assert "not judged: python, nvidia_driver, gpu_arch" in ac.newest_text(rules, "en", bare)
+    full = ac.newest_runnable(rules, ac.parse_env(MACHINES["v100"]), "en")
+    assert not {"python", "nvidia_driver", "gpu_arch"} & set(full["unknown"]), full
+
+
 def test_a_machine_is_never_told_its_own_build_is_blocked(rules):
     """The paste shows its build running: that release and build are not blocked, whatever the tables say."""
     env = ac.parse_env(MACHINES["walk"].replace("GeForce GTX 1080 Ti", "GeForce GTX 780"))   # sm_35: no cu118 of 2.1 has it

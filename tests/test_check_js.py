@@ -54,6 +54,15 @@ EDGE = {
         "b = torch.qr(x)  # atlas: ignore[213-some-other-change]\n"   # 3: kept: another change
         "c = torch.qr(x)  #atlas:ignore[ 214-remove-qr , x]\n"   # 4: the change named
         "d = torch.qr(x)  # see atlas: ignore\n"),                 # 5: kept: not a comment directive
+    # issue 42: a load straight into load_state_dict (through parentheses, with more arguments) is no
+    # finding; a subscript, a keyword argument, a bare function or an assignment still is
+    "into_state_dict.py": (
+        "import torch\ndef f(model, scaler, p):\n    model.load_state_dict(torch.load(p))\n"
+        "    model.load_state_dict(torch.load(p, map_location='cpu'), strict=False)\n"
+        "    model.load_state_dict((torch.load(p)))\n    scaler.load_state_dict(torch.load(p))\n"
+        "    model.load_state_dict(torch.load(p)['model'])\n    model.load_state_dict(state_dict=torch.load(p))\n"
+        "    x = torch.load(p)\n    load_state_dict(torch.load(p))\n"
+        "    return [m.load_state_dict(torch.load(q)) for m, q in p]\n"),
     "guards.py": None,   # test_check.GUARDS
     "as_torch.py": None,   # test_check.MATCH_AS_TORCH
     "typename.py": (
@@ -368,3 +377,13 @@ def test_test_file_grouping_parity(rules, tmp_path):
         assert py_code(rules, tmp_path / job["path"], "2.9", "2.15") == j, job["path"]
     assert len(js[0][0]) < len(js[1][0])
 
+
+
+def test_a_load_straight_into_load_state_dict_is_no_finding_in_either_engine(rules, tmp_path):
+    """Issue 42: `model.load_state_dict(torch.load(p))` loads a state dict, which the new default
+    loads as it is; every other form of the same call is still reported, alike in both engines."""
+    src = EDGE["into_state_dict.py"]
+    (tmp_path / "s.py").write_text(src, encoding="utf-8")
+    js = js_jobs(rules, [{"path": "s.py", "text": src, "from": "2.5", "to": "2.6", "notes": "all"}])
+    assert py_code(rules, tmp_path / "s.py", "2.5", "2.6", "all") == js[0]
+    assert [f[0] for f in js[0][0] if "torch.load" in f[3]] == [7, 8, 9, 10], js[0][0]

@@ -91,14 +91,30 @@ def test_a_fix_whose_new_name_is_missing_from_a_release_of_the_window_is_only_a_
     assert len(fixes) == 1 and scaler["new"] in new and not suggestions
 
 
-def test_a_choice_for_a_person_is_shown_and_never_applied(rules, tmp_path):
+def test_a_choice_for_a_person_is_named_and_never_applied(rules, tmp_path):
+    """Issue 42: torch.load's suggestion names the choices (the file as it is, add_safe_globals,
+    weights_only=False) instead of proposing the new default, which would change nothing."""
     rule, load = spec_of(rules, "torch.load")
-    assert load["apply"] == "never"
+    assert load["apply"] == "never" and load["choice"]
     src = "import torch\nm = torch.load(path)\n"
     before = rules["releases"][rules["releases"].index(rule["introduced_in"]) - 1]
     new, fixes, suggestions, _, diff = fix(rules, tmp_path, src, before)
     assert new == src and not fixes and diff == ""
-    assert suggestions[0]["why"] == ac.say(rules, "en", ac.NEEDS_PERSON) and load["keywords"][0] in suggestions[0]["new"][0]
+    assert suggestions[0]["why"] == ac.say(rules, "en", (load["choice"], {})) and "new" not in suggestions[0]
+    assert "add_safe_globals" in suggestions[0]["why"] and "weights_only=False" in suggestions[0]["why"]
+
+
+def test_an_import_suggestion_shows_the_uses_it_needs_or_no_edit(rules, tmp_path):
+    """Issue 42: `from torch.amp import autocast` alone would leave `autocast()` without its device
+    type (a TypeError): the import's suggestion carries every use's edit; where a use has none to
+    give, the suggestion shows no edit, only why."""
+    src = "from torch.cuda.amp import autocast, GradScaler\ns = GradScaler()\nwith autocast():\n    pass\n"
+    _, _, suggestions, _, _ = fix(rules, tmp_path, src, "2.1")
+    imp = next(u for u in suggestions if u["line"] == 1 and u.get("new"))
+    assert imp["new"] == ["from torch.amp import autocast, GradScaler", 's = GradScaler("cuda")', 'with autocast("cuda"):'], imp
+    tied = "from torch.cuda.amp import autocast\nwith autocast(True, torch.float16, True, 4, 5): pass\n"
+    _, _, suggestions, _, _ = fix(rules, tmp_path, tied, "2.1")
+    assert suggestions and not any(u.get("new") for u in suggestions), suggestions
 
 
 def test_formatting_outside_the_edit_is_kept_byte_for_byte(rules, tmp_path):

@@ -206,6 +206,8 @@ EDGE_SHOWS = [
     ("arg_spans.py", "2.0", "new", '@torch.amp.custom_fwd(cast_inputs=(torch.float32), device_type="cuda")'),
     ("arg_spans.py", "2.0", "text", 'autocast("cuda", enabled=(True))'),
     ("imports_that_stay.py", "2.0", "new", "from torch.amp import GradScaler"),
+    # issue 42: an import's suggestion carries the edits of its uses, so following it breaks nothing
+    ("imports_that_stay.py", "2.0", "new", 's = GradScaler("cuda")'),
     ("import_tie.py", "2.0", "why", "line 2: more positional arguments than the old function takes"),
     ("import_tie.py", "2.0", "why", "its import (line 1) stays: line 2: more positional"),
     ("import_tie.py", "2.0", "why", "*args or **kwargs"),

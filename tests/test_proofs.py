@@ -227,3 +227,115 @@ def test_a_cpp_log_line_keeps_no_time_stamp():
     py = "W1207 14:38:02.165000 7064 torch/onnx/_flags.py:38] Experimental flag TORCH_ONNX_ENABLE_DRAFT_EXPORT is enabled."
     assert _mask(py, []) == "W… torch/onnx/_flags.py:38] Experimental flag TORCH_ONNX_ENABLE_DRAFT_EXPORT is enabled."
     assert _mask("2026-12-07 14:08:28,617 _dedup_tensors.py:44 INFO p:MainProcess", []) == "… _dedup_tensors.py:44 INFO p:MainProcess"
+
+
+def _beside(locks: dict, package: str, absent: tuple = ()) -> dict:
+    """The fake locks with every snippet also run beside ``package`` (its release per torch named
+    in the outcome), and not run where ``absent`` says no release of it is built."""
+    out = copy.deepcopy(locks)
+    for v, lock in out.items():
+        for code in SNIPPETS.values():
+            o = dict(lock["outcomes"][digest(code)])
+            if v in absent:
+                o = {"error": None, "warnings": [], "stdout": [], "stderr": [], "absent": package, "for": o["for"]}
+            else:
+                o["package"] = f"{package}=={v}"
+            lock["outcomes"][digest(f"# beside {package}\n{code}")] = o
+    return out
+
+
+def test_a_proof_beside_a_package_is_judged_where_the_package_exists(locks):
+    """Issue 41: a torchaudio change runs beside the torchaudio built for each torch; a torch release
+    with no such release is left out (here 1.3.0, whose fix would warn), and the page names it."""
+    planted = _beside(locks, "fakeaudio", absent=("1.3.0",))
+    v = judge(_proof(package="fakeaudio"), "1.2", VERSIONS, planted)
+    assert v.ok, v.problems
+    assert v.package_absent == ["1.3.0"] and v.fix_range == ("1.0", "1.2")
+    assert v.now.package == "fakeaudio==1.2.0" and v.package_runs["1.0.0"] == "fakeaudio==1.0.0"
+    everywhere = judge(_proof(package="fakeaudio"), "1.2", VERSIONS, _beside(locks, "fakeaudio"))
+    assert not everywhere.ok and "torch 1.3.0" in everywhere.problems[0][1]   # 1.3's fix warns: judged there
+    gone = judge(_proof(package="fakeaudio"), "1.2", VERSIONS, _beside(locks, "fakeaudio", absent=("1.2.0",)))
+    assert not gone.ok and gone.problems[0][0] == "proof.package"
+
+
+def test_the_same_code_beside_a_package_is_another_outcome(locks):
+    """The package is part of a snippet's hash: the locks of the code run alone do not prove it."""
+    shas = {s["sha"] for s in snippets(_proof(package="fakeaudio"))}
+    assert not shas & {digest(c) for c in SNIPPETS.values()}
+    v = judge(_proof(package="fakeaudio"), "1.2", VERSIONS[:3], locks)
+    assert not v.ok and "have not run this code" in v.problems[0][1]
+    with pytest.raises(ValueError, match="package"):
+        Proof(cannot_run="gpu", artifact="release-notes", package="fakeaudio")
+
+
+def test_an_error_said_to_be_printed_by_the_run_must_be_in_the_proof(data_copy):
+    """An ``errors`` entry with origin ``run`` is checked against what the proof's code printed in
+    the change's release; a planted message stops the build, and so does an unknown package."""
+    from atlas.load import load
+    from atlas.problems import DataError
+    from atlas.validate import validate
+
+    fb = validate(load(data_copy))
+    run = [(c, r.version) for r in fb.releases for c in r.changes for e in c.errors if e.origin == "run"]
+    assert run, "no error of origin run: the test reads nothing"
+    c, version = run[0]
+    f = data_copy / "releases" / f"{version}.yaml"
+    text = f.read_text(encoding="utf-8")
+    msg = next(e.message for e in c.errors if e.origin == "run")
+    planted = text.replace(f'message: "{msg}", origin: run', f'message: "{msg} (planted)", origin: run', 1)
+    assert planted != text
+    f.write_text(planted, encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        validate(load(data_copy))
+    assert any(p.startswith(f"data/releases/{version}.yaml: {c.id}: errors.") and "does not print it" in p
+               for p in info.value.problems), info.value.problems
+    proof = f"    proof:\n      package: {c.proof.package}\n"
+    assert proof in text
+    f.write_text(text.replace(proof, "    proof:\n      package: nosuchpkg\n", 1), encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        validate(load(data_copy))
+    assert any(f"{c.id}: proof.package: 'nosuchpkg' is not a package" in p for p in info.value.problems)
+
+
+def _fake_wheel(folder: Path, name: str, version: str, body: str) -> None:
+    import zipfile
+    folder.mkdir(exist_ok=True)
+    info = f"{name}-{version}.dist-info"
+    with zipfile.ZipFile(folder / f"{name}-{version}-py3-none-any.whl", "w") as z:
+        z.writestr(f"{name}/__init__.py", body)
+        z.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+        z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr(f"{info}/RECORD", "")
+
+
+def test_prove_runs_the_snippets_beside_a_package_after_the_others(tmp_path, monkeypatch):
+    """``atlas prove``'s runner in one venv: the snippets of torch alone, then those of a proof with
+    a package, with that package installed (from a local index here); where the package has no
+    release for the torch, their outcome says so and nothing runs."""
+    from atlas.wheel import runtime_lock
+
+    wheels = tmp_path / "wheels"
+    _fake_wheel(wheels, "torch", "1.2.0", "__version__ = '1.2.0'\n")
+    _fake_wheel(wheels, "fakeaudio", "1.2.0", "def info(p):\n    raise ImportError('fakecodec is required')\n")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    monkeypatch.setattr(runtime_lock, "PROOF_EXTRAS", [])
+    runtime_lock._pip(py, "torch==1.2.0")
+    alone = {"id": "12-a", "part": "code", "code": "import torch\nprint(torch.__version__)\n", "package": None}
+    beside = {"id": "12-b", "part": "code", "code": "import fakeaudio\nfakeaudio.info('x.wav')\n", "package": "fakeaudio"}
+    snips = [{**s, "sha": digest(s["code"] if s["package"] is None else f"# beside {s['package']}\n{s['code']}")}
+             for s in (alone, beside)]
+    work = tmp_path / "work"
+    work.mkdir()
+    out = tmp_path / "out.json"
+    runtime_lock.prove(py, work, snips, out, {"fakeaudio": "1.2.0"})
+    got = parse_lock(out.read_text(encoding="utf-8"))["outcomes"]
+    assert got[snips[0]["sha"]]["stdout"] == ["1.2.0"] and "package" not in got[snips[0]["sha"]]
+    assert got[snips[1]["sha"]]["error"] == "ImportError: fakecodec is required"
+    assert got[snips[1]["sha"]]["package"] == "fakeaudio==1.2.0"
+    (tmp_path / "work2").mkdir()
+    runtime_lock.prove(py, tmp_path / "work2", snips[1:], out, {"fakeaudio": None})
+    assert parse_lock(out.read_text(encoding="utf-8"))["outcomes"][snips[1]["sha"]]["absent"] == "fakeaudio"

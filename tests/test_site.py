@@ -414,3 +414,17 @@ def test_no_list_item_runs_into_the_next(built_site, site_pages):
     dropped = page[page.index('id="dropped"'):]
     dropped = dropped[:dropped.index("</ul>")]
     assert dropped.count("<li>") >= 3, dropped
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_proof_run_beside_a_package_shows_its_table(built_site, factbase, lang):
+    """The proof section of a change run beside a companion package (issue 41) is a table of the
+    releases with the package each had, in every language, not table syntax shown as text."""
+    beside = [c for c in factbase.changes() if c.proof and c.proof.package and c.proof.symptom]
+    assert beside, "no proof runs beside a package: the test reads nothing"
+    for c in beside:
+        html = page(built_site, lang, f"changes/{c.id}").read_text(encoding="utf-8")
+        proof = html[html.index('id="proof"'):]
+        proof = proof[:proof.index("<h2")] if "<h2" in proof else proof
+        assert "<table>" in proof and "|---|" not in proof, (lang, c.id)
+        assert re.search(r"torch \d+\.\d+\.\d+ \+ " + c.proof.package + r" \d", proof), (lang, c.id)

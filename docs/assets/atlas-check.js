@@ -975,6 +975,17 @@
     (ix.isinst[cq] || []).forEach(function (r) { self.emit(r, chain[0], cq); });
   };
 
+  // the method a call (its callee starting at toks[start], its arguments closing at toks[close]) is the
+  // first argument of, through any parentheses around it: x.load_state_dict((torch.load(p)), strict=False)
+  // -> "load_state_dict"; null otherwise (the Analyzer.into of the Python engine)
+  function intoMethod(toks, start, close) {
+    var i = start - 1, j = close + 1;
+    while (i > 0 && toks[i].v === "(" && toks[j] && toks[j].v === ")" && matching(toks, i) === j &&
+           !(toks[i - 1].t === "NAME" && toks[i - 2] && toks[i - 2].v === ".")) { i--; j++; }
+    if (i < 2 || toks[i].v !== "(" || toks[i - 1].t !== "NAME" || toks[i - 2].v !== "." || !toks[j] || (toks[j].v !== ")" && toks[j].v !== ",")) return null;
+    return toks[i - 1].v;
+  }
+
   A.callAt = function (toks, open, q, chain, scope, sh, method) {
     var ix = this.ix, self = this;
     var close = matching(toks, open);
@@ -991,8 +1002,10 @@
     if (q) {
       if (SETTERS[q]) self.inits.push([SETTERS[q][0], self.argState(args, SETTERS[q][1], SETTERS[q][2])]);
       var first = args[0] && args[0].kind === "pos" ? args[0].value : null;
+      var into = chain ? intoMethod(toks, open - chain.length, close) : null;
       (ix.call[q] || []).forEach(function (r) {
         if (r.grad_only && first && self.isInt(first, scope)) return;   // torch.clamp(idx.long(), ...): no gradient to change
+        if (into !== null && (r.into || []).indexOf(into) >= 0) return;   // model.load_state_dict(torch.load(p)): a state dict goes in
         if (!self.argsMatch(args, r.args || []) || !self.emit(r, start, q)) return;
         self.site(r, q, function () { return { kind: "call", start: start.at, call: callInfo(toks, open, toks[open - 1].end) }; });
         if (!INHERITS[q]) return;
@@ -1778,7 +1791,7 @@
       units.push(unit);
       var q = s.q || t, nw = q.indexOf(t) === 0 ? spec["new"] + q.slice(t.length) : spec["new"];
       var origin = s.origin, moved = !!origin && under(bound(origin), t);
-      if (spec.apply === "never") { unit.ok = false; unit.why = NEEDS_PERSON; }
+      if (spec.apply === "never") { unit.ok = false; unit.why = spec.choice ? msg(spec.choice) : NEEDS_PERSON; }   // the person's choices, named; or the edit, shown and never applied
       else if (moved) {
         var par = importUnit(origin.stmt, s);
         if (par.edits.length || !par.ok) unit.parent = par;   // an import that stays as it is ties nothing
@@ -1802,12 +1815,20 @@
       var par = u.parent;
       if (par && !u.ok && par.ok) { par.ok = false; par.why = msg("check.why.at_line", { line: u.site.finding[0], why: u.why }); }
     });
-    units.forEach(function (u) {   // ...and an import that stays keeps every use of it as it is (no half-proposal)
-      var par = u.parent;
-      if (par && !par.ok) {
+    units.forEach(function (u) {   // ...and an import that stays keeps every use of it as it is (no half-proposal):
+      var par = u.parent;           // its suggestion shows the edits of every use with it, or, where a use
+      if (par && !par.ok) {         // has none to give, no edit at all (only the reason)
+        if (u.ok || u.edits.length) par.uses = (par.uses || []).concat(u.edits);
+        else par.blocked = true;
         u.why = !u.ok ? u.why : msg("check.why.import_stays", { line: par.line, why: par.why });
         u.ok = false; u.edits = [];
       }
+    });
+    units.forEach(function (u) {
+      var uses = u.uses || [], blocked = !!u.blocked;
+      delete u.uses; delete u.blocked;
+      if (blocked) u.edits = [];
+      else if (u.edits.length) u.edits = u.edits.concat(uses);
     });
     return units;
   }
@@ -2373,6 +2394,12 @@
     }
     return [blocked, unknown];
   }
+  // Whether an item the paste shows nothing for leaves the newest release unjudged: Python always,
+  // the driver and the GPU when the answer is a CUDA build (missing_fact in the Python engine).
+  function missingFact(check, build) {
+    return check === "python" || (!!build && build.kind === "cuda" && (check === "nvidia_driver" || check === "gpu_arch"));
+  }
+
   // the newest release none of whose items is blocked and one of whose builds runs here, with that
   // build and its pip command; the newest whose default wheel runs; what blocks the release after it
   // (atlas_check.newest_runnable)
@@ -2403,8 +2430,9 @@
         if (best === null) {
           var r0 = runs.length ? runs[0] : [null, [], []], b0 = r0[0];
           var found = items.filter(function (x) { return x.verdict === "unknown" && x.found && !skip[x.check]; }).map(function (x) { return x.check; });
+          var missing = items.filter(function (x) { return x.verdict === "unknown" && !x.found && missingFact(x.check, b0); }).map(function (x) { return x.check; });
           var unk = [];
-          found.concat(r0[2]).forEach(function (c) { if (unk.indexOf(c) < 0) unk.push(c); });
+          missing.concat(found, r0[2]).forEach(function (c) { if (unk.indexOf(c) < 0) unk.push(c); });
           best = { release: v, build: b0 ? b0.build : null, pip: b0 ? b0.pip : "pip install torch==" + v + ".*", "default": !b0 || b0 === dflt, unknown: unk, blocked_by: after };
         }
         if (defaultWheel !== null) break;

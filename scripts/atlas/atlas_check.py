@@ -486,6 +486,7 @@ class Analyzer:
         self.fixing = False
         self.sites = []
         self.calls = {}       # id(func node) -> its Call
+        self.into = {}        # id(call) -> the method it is the first argument of (Check.into)
         self.decos = set()    # id() of decorator expressions
 
     # --- positions ---
@@ -1081,6 +1082,8 @@ class Analyzer:
 
     def call(self, node, scope):
         func = node.func
+        if isinstance(func, ast.Attribute) and node.args and isinstance(node.args[0], ast.Call):
+            self.into[id(node.args[0])] = func.attr     # x.load_state_dict(torch.load(p)): read by a rule's ``into``
         q = self.resolve(func, scope) if isinstance(func, (ast.Name, ast.Attribute)) else None
         if q:
             if q in SETTERS:
@@ -1089,6 +1092,8 @@ class Analyzer:
             for r in self.ix.call.get(q, ()):
                 if r.get("grad_only") and node.args and self.is_int(node.args[0], scope):
                     continue   # torch.clamp(idx.long(), ...): no gradient to change
+                if self.into.get(id(node)) in (r.get("into") or ()):
+                    continue   # model.load_state_dict(torch.load(p)): a state dict goes in
                 if self.args_match(node, r.get("args") or []) and self.emit_node(r, node, q, scope) and q in INHERITS:
                     kw = INHERITS[q][0]
                     c = next((c for c in r.get("args") or [] if c["keyword"] == kw), None)
@@ -1979,8 +1984,8 @@ def plan_fixes(tx, sites, window):
         new = spec["new"] + q[len(t):] if q.startswith(t) else spec["new"]
         origin = s["origin"]
         moved = origin is not None and (_bound(origin) == t or _bound(origin).startswith(t + "."))
-        if spec["apply"] == "never":
-            unit.update(ok=False, why=NEEDS_PERSON)
+        if spec["apply"] == "never":   # the person's choices, named; or the edit, shown and never applied
+            unit.update(ok=False, why=(spec["choice"], {}) if spec.get("choice") else NEEDS_PERSON)
         elif moved:   # the import that bound the root name moves (once); this use only gets its arguments
             par = import_unit(origin[0], s)
             if par["edits"] or not par["ok"]:   # an import that stays as it is ties nothing
@@ -2009,10 +2014,20 @@ def plan_fixes(tx, sites, window):
         par = u.get("parent")
         if par is not None and not u["ok"] and par["ok"]:
             par.update(ok=False, why=msg("check.why.at_line", line=u["site"]["finding"][0], why=u["why"]))
-    for u in units:   # ...and an import that stays keeps every use of it as it is (no half-proposal)
-        par = u.get("parent")
-        if par is not None and not par["ok"]:
+    for u in units:   # ...and an import that stays keeps every use of it as it is (no half-proposal):
+        par = u.get("parent")   # its suggestion shows the edits of every use with it, or, where a use
+        if par is not None and not par["ok"]:   # has none to give, no edit at all (only the reason)
+            if u["ok"] or u["edits"]:
+                par.setdefault("uses", []).extend(u["edits"])
+            else:
+                par["blocked"] = True
             u.update(ok=False, edits=[], why=u["why"] if not u["ok"] else msg("check.why.import_stays", line=par["line"], why=par["why"]))
+    for u in units:
+        uses, blocked = u.pop("uses", []), u.pop("blocked", False)
+        if blocked:
+            u["edits"] = []
+        elif u["edits"]:
+            u["edits"] = u["edits"] + uses
     return units
 
 
@@ -2667,6 +2682,13 @@ def judge_build(rules, env, v, b):
     return blocked, unknown
 
 
+def missing_fact(check, build):
+    """Whether an item the paste shows nothing for leaves the newest release unjudged: Python always
+    (every release has a Python range), the driver and the GPU when the answer is a CUDA build (its
+    driver minimum and GPU code); a paste with no machine facts is not told a build runs."""
+    return check == "python" or (build is not None and build["kind"] == "cuda" and check in ("nvidia_driver", "gpu_arch"))
+
+
 def newest_runnable(rules, env, lang):
     """The newest release none of whose items is blocked for this machine and one of whose builds
     runs on it (the build matrix: its GPU code and the driver its CUDA needs), with that build and
@@ -2700,10 +2722,11 @@ def newest_runnable(rules, env, lang):
             if best is None:
                 b, _, unk = runs[0] if runs else (None, [], [])
                 found = [i["check"] for i in items if i["verdict"] == "unknown" and i["found"] and i["check"] not in skip]
+                missing = [i["check"] for i in items if i["verdict"] == "unknown" and not i["found"] and missing_fact(i["check"], b)]
                 best = {"release": v, "build": b["build"] if b else None,
                         "pip": b["pip"] if b else "pip install torch==%s.*" % v,
                         "default": b is None or b is default_build(env, builds),
-                        "unknown": list(dict.fromkeys(found + unk)), "blocked_by": after}
+                        "unknown": list(dict.fromkeys(missing + found + unk)), "blocked_by": after}
             if default_wheel is not None:
                 break
             continue

@@ -43,6 +43,8 @@ def fact_hash(c: Change) -> str:
             n.pop("earlier", None)
     if d.get("proof") is None:       # and a change with no proof (what a proof shows does move it)
         d.pop("proof", None)
+    elif d["proof"].get("package") is None:   # and a proof run beside no package
+        d["proof"].pop("package", None)
     body = json.dumps(d, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(body.encode()).hexdigest()[:12]
 

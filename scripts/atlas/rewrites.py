@@ -59,11 +59,15 @@ def spec(b, c, i: int, rw) -> tuple[str, dict] | None:
         b.problems.append(f"{b.fb.release_files[b.release_of[c.id].version]}: {c.id}: {where}.keywords: "
                           f"{bad[0]!r} is not name=value")
         return None
+    if rw.choice and rw.choice not in b.fb.ui.get("en", {}):
+        b.problems.append(f"{b.fb.release_files[b.release_of[c.id].version]}: {c.id}: {where}.choice: no UI string "
+                          f"'{rw.choice}' in data/i18n/en.yaml")
+        return None
     kws = _keywords(texts, rw)
     out = {"new": new, "args": list(rw.args), "keywords": texts,
            "map": {b.resolve_ref(c, k, f"{where}.map"): {"position": m.position, "values": {v: a.model_dump(exclude_defaults=True) for v, a in m.values.items()}}
                    for k, m in rw.map.items()},
-           "positional": list(rw.positional) if isinstance(rw.positional, list) else rw.positional, "bare": rw.bare, "apply": rw.apply,
+           "positional": list(rw.positional) if isinstance(rw.positional, list) else rw.positional, "bare": rw.bare, "apply": rw.apply, "choice": rw.choice,
            "safe_in": {n: [v for v in b.runtimes if b.resolves(n, v) is True] for n in _names(b, new) + _suffixes(rw)},
            "accepts": {k: [v for v in b.runtimes if b.accepts(new, k, v) is True] for k in sorted(kws)}}
     return old, out

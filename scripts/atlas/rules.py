@@ -323,6 +323,8 @@ class _Builder:
                                              "'value' in when needs a value")
                     args.append({"keyword": kw, "position": a.position, "when": list(a.when), "value": val})
                 extra = {"args": args} if ck.kind == "call" else {}
+                if ck.into:
+                    extra["into"] = list(ck.into)
                 if c.area == "autograd":
                     extra["grad_only"] = True
                 self.add(ck.kind, c.id, release, sev, texts, targets=self.qualify(target), source=where, **extra, **quiet)

@@ -31,7 +31,7 @@ ChangeType = Literal[
 ]
 Area = Literal[
     "distributed", "fsdp", "pipeline", "checkpoint", "compile", "mps", "cuda", "rocm",
-    "xpu", "packaging", "frontend", "linalg", "profiler", "autograd", "nn", "cpp",
+    "xpu", "packaging", "frontend", "linalg", "profiler", "autograd", "nn", "cpp", "audio",
 ]
 #: Types that break an upgrade by definition; others may opt in with ``breaking: true``.
 BREAKING_TYPES = {"breaking", "removal"}
@@ -113,8 +113,9 @@ class ErrorMessage(Strict):
     message: str = Field(min_length=3)
     #: quoted: a source quotes it; wheel: read from the released wheel (evidence); otherwise who
     #: prints it, a standard message not quoted by a source: python (the interpreter), torch (torch's
-    #: own code), cuda (the CUDA runtime), loader (the dynamic loader, loading a shared library), pip.
-    origin: Literal["quoted", "wheel", "python", "torch", "cuda", "loader", "pip"]
+    #: own code), cuda (the CUDA runtime), loader (the dynamic loader, loading a shared library), pip;
+    #: run: what the change's proof printed in its release (validated against the proof lock)
+    origin: Literal["quoted", "wheel", "python", "torch", "cuda", "loader", "pip", "run"]
 
 
 class Fix(Strict):
@@ -214,6 +215,9 @@ class Check(Strict):
     #: this regular expression (the code shows the condition: an ``"mps"`` device string), or with
     #: ``--notes all``; a plain pattern both engines read alike (Python ``re``, JavaScript RegExp)
     shown_if: Optional[str] = Field(default=None, min_length=1)
+    #: ``call`` only: a call that is the first argument of a method of one of these names
+    #: (``model.load_state_dict(torch.load(p))``: what it loads is a state dict) is not reported
+    into: list[Annotated[str, Field(pattern=r"^[A-Za-z_]\w*$")]] = []
 
     @field_validator("shown_if")
     @classmethod
@@ -274,6 +278,15 @@ class Rewrite(Strict):
     positional: Union[Literal["keep", "suggest"], list[str]] = "keep"
     bare: Literal["keep", "call", "suggest"] = "keep"
     apply: Literal["safe", "never"] = "safe"
+    #: with ``apply: never``: the UI string that names the person's choices; the suggestion then
+    #: shows no edit (adding the new default alone would change nothing), only those choices
+    choice: Optional[str] = Field(default=None, pattern=r"^check\.why\.[a-z_]+$")
+
+    @model_validator(mode="after")
+    def _choice_is_for_a_person(self) -> Rewrite:
+        if self.choice is not None and self.apply != "never":
+            raise ValueError("'choice' goes with 'apply: never': a fix that is applied needs no choice")
+        return self
 
 
 class WheelClaim(Strict):
@@ -366,6 +379,10 @@ class Proof(Strict):
     rollback: list[RollbackRun] = []
     cannot_run: Optional[CannotRun] = None
     artifact: Optional[ProofArtifact] = None
+    #: a package of data/companions.yaml (torchaudio): every snippet runs with the release of it
+    #: built for each torch release installed beside it; a torch release no release of it admits is
+    #: left out of the judgement, and the page names those releases
+    package: Optional[str] = Field(default=None, pattern=r"^[a-z][a-z0-9_-]*$")
 
     @model_validator(mode="after")
     def _shape(self) -> Proof:
@@ -381,6 +398,8 @@ class Proof(Strict):
             raise ValueError("'fix_warns' needs 'fix_from': it names releases in the fix's range")
         if self.after is not None and self.fix_from is None:
             raise ValueError("'after' needs 'fix_from': the first release the fix runs clean in")
+        if self.package is not None and self.cannot_run is not None:
+            raise ValueError("'package' names what runs beside torch; a proof that cannot run has none")
         return self
 
 

@@ -63,7 +63,16 @@ from .schema import (
 )
 from .search_data import SearchData
 from .text import bare_numbers, placeholders
-from .wheel import judge, judge_proof, parse_deprecations, parse_proof_lock, parse_runtime, parse_surface, wheel_of
+from .wheel import (
+    describe_run,
+    judge,
+    judge_proof,
+    parse_deprecations,
+    parse_proof_lock,
+    parse_runtime,
+    parse_surface,
+    wheel_of,
+)
 from .wheel.history import minor
 
 
@@ -428,6 +437,10 @@ def validate(raw: RawData, sources_dir: Path | None = None, judge_proofs: bool =
                 if k not in ui_forms[lang] and not k.startswith("unit.") and plural.needs_forms(text):
                     problems.append(f"data/i18n/{lang}.yaml: -: {k}: a word follows the count {{{plural.COUNT}}}; "
                                     f"give the plural forms {', '.join(plural.categories(lang))}")
+    short = {k[len("source.short."):] for k in ui.get(SOURCE, {}) if k.startswith("source.short.")}
+    for sid in sorted(source_ids - short):
+        problems.append(f"data/sources.yaml: {sid}: id: no UI string 'source.short.{sid}' in data/i18n/{SOURCE}.yaml "
+                        "(the short name pages cite it by)")
     ui_src_file, ui_src_raw = raw.ui_sources
     ui_sources = _parse(TypeAdapter(dict[str, dict[str, str]]), ui_src_raw or {}, ui_src_file, problems) or {}
 
@@ -487,6 +500,12 @@ def validate(raw: RawData, sources_dir: Path | None = None, judge_proofs: bool =
     builds = check_builds(*raw.builds, source_ids, problems) if raw.builds[0] else None
 
     companions, companions_lock = _check_companions(raw.companions, raw.companions_lock, problems)
+    known = {p.name for p in companions.packages} if companions else set()
+    for rel in releases:
+        for c in rel.changes:
+            if c.proof is not None and c.proof.package and c.proof.package not in known:
+                problems.append(f"{files[rel.version]}: {c.id}: proof.package: '{c.proof.package}' is not a package "
+                                f"of data/companions.yaml ({', '.join(sorted(known)) or 'none'})")
 
     if problems:
         raise DataError(problems)
@@ -519,7 +538,20 @@ def _prove(releases: list[Release], files: dict[str, str], wheels: Wheels | None
             for where, why in verdict.problems:
                 problems.append(f"{files[rel.version]}: {c.id}: {where}: {why}")
             out[c.id] = verdict
+            for k, e in enumerate(c.errors):
+                if e.origin == "run" and verdict.ok and not _printed(e.message, verdict.now):
+                    problems.append(f"{files[rel.version]}: {c.id}: errors.{k}.message: origin 'run', but the proof's code "
+                                    f"in torch {verdict.wheel or rel.version} does not print it"
+                                    + (f" (it {describe_run(verdict.now)})" if verdict.now else " (the proof runs no code)"))
     return out
+
+
+def _printed(message: str, run) -> bool:
+    """Whether a proof run printed ``message`` (an error or a warning, "Type: text" as pages show it)."""
+    if run is None:
+        return False
+    lines = ([run.error] if run.error else []) + [f"{c}: {m}" for c, m, _ in run.warnings] + list(run.output)
+    return any(message in line or line.endswith(message) for line in lines)
 
 
 #: The releases whose official notes the ledger accounts for (issue 39).

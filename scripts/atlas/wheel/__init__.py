@@ -42,12 +42,13 @@ from .evidence import (
 )
 from .history import FAMILY_LABELS, MetaRow, Point, history, meta_diff, minor
 from .proofs import ProofVerdict
+from .proofs import describe as describe_run
 from .proofs import judge as judge_proof
 from .proofs import parse_lock as parse_proof_lock
 from .runtime import module_path, params_text, parse_runtime, runtime_diff
 from .weights_only import read_weights_only, weights_only_table
 
-__all__ = ["FAMILY_LABELS", "LOCK", "PRESENT", "Confirmation", "Deprecation", "MetaRow", "Point", "ProofVerdict", "Verdict", "claim_roles", "earlier_problems", "entry_point_findings", "error_verdicts",
+__all__ = ["FAMILY_LABELS", "LOCK", "PRESENT", "Confirmation", "Deprecation", "MetaRow", "Point", "ProofVerdict", "Verdict", "claim_roles", "describe_run", "earlier_problems", "entry_point_findings", "error_verdicts",
            "history", "ident_verdicts", "judge", "judge_proof", "meta_diff", "minor", "module_path", "params_text", "parse_deprecations", "parse_proof_lock", "parse_runtime",
            "parse_surface", "probe_id", "read_weights_only", "runtime_diff", "stub_errors", "text_roles", "weights_only_table", "wheel_of"]
 

@@ -388,6 +388,8 @@ def error_verdicts(changes, lock: dict, release_of: dict, versions: list[str]) -
         o = obs.get(rel) if rel else None
         if e.origin == "pip":
             d.status, d.reason, d.detail = "reason", "pip", "reason.pip"
+        elif e.origin == "run":      # the proof lock holds it (validate.py checks it there)
+            d.status, d.reason, d.detail = "reason", "run", "reason.run"
         elif not searchable(e.fragments):
             d.status, d.reason, d.detail = "reason", "short", "reason.short"
         elif rel is None:

@@ -44,8 +44,12 @@ def proof_code(change) -> dict[str, str]:
 
 def snippets(change) -> list[dict]:
     """The snippets of one change's proof, as ``prove_runtime.py`` takes them, each with the hash its
-    outcome is kept under."""
-    return [{"id": change.id, "part": part, "code": code, "sha": digest(code)} for part, code in proof_code(change).items()]
+    outcome is kept under and the companion package it runs beside (``package``, or None); the
+    package is part of the hash, so the same code with and without it are two outcomes."""
+    pkg = change.proof.package if change.proof else None
+    return [{"id": change.id, "part": part, "code": code, "package": pkg,
+             "sha": digest(code if pkg is None else f"# beside {pkg}\n{code}")}
+            for part, code in proof_code(change).items()]
 
 
 def parse_lock(text: str) -> dict:
@@ -67,6 +71,8 @@ class Run:
     error: Optional[str]
     warnings: tuple            # ((category, message, shown), ...)
     output: tuple              # lines printed
+    package: Optional[str] = None   # "torchaudio==2.9.1": the companion installed beside torch
+    absent: bool = False            # the proof's package has no release for this torch: not run
 
     @property
     def clean(self) -> bool:
@@ -84,7 +90,7 @@ def _plain(text):
 
 def _run(wheel: str, o: dict) -> Run:
     return Run(wheel, _plain(o.get("error")), tuple((c, _plain(m), shown) for c, m, shown in o.get("warnings", ())),
-               tuple(_plain(x) for x in o.get("stdout", ())))
+               tuple(_plain(x) for x in o.get("stdout", ())), o.get("package"), bool(o.get("absent")))
 
 
 def matches(symptom, run: Run) -> Optional[tuple]:
@@ -116,6 +122,9 @@ class ProofVerdict:
     after: Optional[str] = None                      # the fix run
     cannot_run: Optional[str] = None
     artifact: Optional[str] = None
+    package: Optional[str] = None                    # the companion the proof ran beside (its name)
+    package_runs: dict = field(default_factory=dict) # wheel -> "torchaudio==2.9.1" installed beside it
+    package_absent: list = field(default_factory=list)   # wheels no release of the package admits: not run
 
     def fail(self, where: str, why: str) -> None:
         self.ok = False
@@ -152,6 +161,14 @@ def judge(change, release: str, versions: list[str], locks: dict) -> ProofVerdic
                                          f"this code; run: atlas prove {' '.join(missing) if len(missing) < 4 else ''}".rstrip())
     if not v.ok:
         return v
+    if proof.package:
+        v.package = proof.package
+        v.package_absent = [w for w in versions if any(r[w].absent for r in runs.values())]
+        versions = [w for w in versions if w not in v.package_absent]
+        v.package_runs = {w: next(r[w].package for r in runs.values()) for w in versions}
+        if wheel not in versions:
+            v.fail("proof.package", f"no release of {proof.package} is built for torch {wheel}, the change's release")
+            return v
     i = versions.index(wheel)
     if proof.symptom is not None:
         code = runs["code"]

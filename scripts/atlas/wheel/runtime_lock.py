@@ -93,7 +93,7 @@ def _run_alone(script: Path, py: Path, tmp: Path, args: list[str], timeout: int,
     """Run ``script`` with the release's python, copied alone into its own folder (nothing of ours
     on sys.path); a failure is a UsageError with its last lines."""
     folder = tmp / script.stem
-    folder.mkdir()
+    folder.mkdir(exist_ok=True)   # a second run in the same venv (the snippets beside a package)
     copy = folder / script.name
     shutil.copyfile(script, copy)
     r = subprocess.run([str(py), str(copy), *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=tmp)
@@ -110,23 +110,47 @@ def probe(py: Path, tmp: Path, names_file: Path, out: Path) -> float:
     return time.perf_counter() - t
 
 
-def prove(py: Path, tmp: Path, snippets: list[dict], out: Path) -> float:
+def _pip(py: Path, *args: str) -> None:
+    r = subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--no-cache-dir", "--disable-pip-version-check",
+                        *args], capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+    if r.returncode != 0:
+        raise UsageError(f"pip install {' '.join(args)} failed ({r.returncode}); its last lines:\n"
+                         + "\n".join(r.stderr.strip().splitlines()[-5:]))
+
+
+def prove(py: Path, tmp: Path, snippets: list[dict], out: Path, packages: dict | None = None) -> float:
     """Run every proof snippet in the installed release (``prove_runtime.py``, Python's default
     warning filters: no -W, no PYTHONWARNINGS); the outcomes, each with its snippet's hash, go to
-    ``out``. Seconds taken."""
+    ``out``. Snippets of a proof with a ``package`` run after the others, with the release of that
+    package named in ``packages`` ({name: version, or None where no release is built for this
+    torch}) installed beside torch (``--no-deps``: torch stays as installed); where there is none,
+    their outcome says so (``absent``) and nothing runs. Seconds taken."""
     t = time.perf_counter()
-    r = subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--no-cache-dir", "--disable-pip-version-check",
-                        *PROOF_EXTRAS], capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
-    if r.returncode != 0:
-        raise UsageError(f"pip install {' '.join(PROOF_EXTRAS)} failed ({r.returncode}); its last lines:\n"
-                         + "\n".join(r.stderr.strip().splitlines()[-5:]))
-    todo = tmp / "snippets.json"
-    by_sha = {s["sha"]: s["code"] for s in snippets}          # one run per distinct code
-    todo.write_text(json.dumps([{"key": k, "code": c} for k, c in by_sha.items()]), encoding="utf-8")
+    if PROOF_EXTRAS:
+        _pip(py, *PROOF_EXTRAS)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONWARNINGS", "PYTHONDEVMODE")}
     env.update({"PYTHONHASHSEED": "0", "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"})
-    _run_alone(PROVE, py, tmp, [str(todo), str(out)], PROBE_TIMEOUT, env)
-    data = json.loads(out.read_text(encoding="utf-8"))
+    groups: dict = {None: {}}   # torch alone always runs once (its header: the torch and CPython versions)
+    for s in snippets:
+        groups.setdefault(s.get("package"), {})[s["sha"]] = s["code"]     # one run per distinct code
+    data: dict = {}
+    for pkg in sorted(groups, key=lambda p: (p is not None, p or "")):
+        by_sha, version = groups[pkg], (packages or {}).get(pkg) if pkg else None
+        if pkg and version is None:
+            data.setdefault("outcomes", {}).update({k: {"error": None, "warnings": [], "stdout": [], "stderr": [],
+                                                        "absent": pkg} for k in by_sha})
+            continue
+        if pkg:
+            _pip(py, "--no-deps", f"{pkg}=={version}")
+        todo, part = tmp / f"snippets-{pkg or 'torch'}.json", tmp / f"outcomes-{pkg or 'torch'}.json"
+        todo.write_text(json.dumps([{"key": k, "code": c} for k, c in by_sha.items()]), encoding="utf-8")
+        _run_alone(PROVE, py, tmp, [str(todo), str(part)], PROBE_TIMEOUT, env)
+        got = json.loads(part.read_text(encoding="utf-8"))
+        if pkg:
+            for o in got["outcomes"].values():
+                o["package"] = f"{pkg}=={version}"
+        outcomes = {**data.get("outcomes", {}), **got["outcomes"]}
+        data = {**data, **got, "outcomes": outcomes}
     for key, o in data["outcomes"].items():
         o["for"] = sorted(f"{s['id']}/{s['part']}" for s in snippets if s["sha"] == key)
     data["extras"] = PROOF_EXTRAS
@@ -134,9 +158,31 @@ def prove(py: Path, tmp: Path, snippets: list[dict], out: Path) -> float:
     return time.perf_counter() - t
 
 
+def companion_versions(fb, version: str, names: set) -> dict:
+    """{package: the newest final release of it whose torch specifier admits torch ``version``, or
+    None} for the companion packages ``names`` (companions/pairing.py reads the same lock the pages do)."""
+    from packaging.version import Version
+
+    from ..companions import pairing
+
+    if not names:
+        return {}
+    pins = {v: w.get("requires_dist") or [] for v, w in ((fb.lock or {}).get("wheels") or {}).items()}
+    rows = pairing.rows(fb.companions_lock, fb.companions, pins) if fb.companions else []
+    out = {}
+    for name in sorted(names):
+        fit = [r.version for r in rows if r.package == name and pairing.admits(r.torch, version)]
+        out[name] = max(fit, key=Version) if fit else None
+    return out
+
+
 def proof_snippets(fb) -> list[dict]:
     """Every runnable snippet of every curated change's proof, in file order."""
     return [s for r in fb.releases for c in r.changes for s in snippets(c)]
+
+
+def _packages(snippets: list[dict]) -> set:
+    return {s["package"] for s in snippets if s.get("package")}
 
 
 def proof_path(version: str) -> Path:
@@ -183,7 +229,7 @@ def run(versions: list[str], verify: bool = False) -> int:
                 t["probe_s"] = probe(py, tmp, names_file, out)
                 if verify:
                     proofs_out = Path(work) / f"proofs-{v}.json"
-                    t["prove_s"] = prove(py, tmp, todo, proofs_out)
+                    t["prove_s"] = prove(py, tmp, todo, proofs_out, companion_versions(fb, v, _packages(todo)))
                     _compare(proof_path(v), proofs_out, f"prove {v}", problems)
             got = parse_runtime(out.read_text(encoding="utf-8"))
             print(f"torch {v}: {len(got.rows)} names, {got.head.get('public')} public, {got.head.get('unknown')} "
@@ -239,7 +285,7 @@ def run_proofs(versions: list[str], verify: bool = False, every: bool = False) -
                 continue
             out = Path(work) / f"proofs-{v}.json"
             with release_venv(v) as (py, tmp, t):
-                t["prove_s"] = prove(py, tmp, run, out)
+                t["prove_s"] = prove(py, tmp, run, out, companion_versions(fb, v, _packages(run)))
             print(f"torch {v}: {len(run)} of {len(todo)} snippets; install {t['install_s']:.0f} s, proofs "
                   f"{t['prove_s']:.0f} s, venv {t['disk_bytes'] / 1e9:.2f} GB", flush=True)
             total["install_s"] += t["install_s"]

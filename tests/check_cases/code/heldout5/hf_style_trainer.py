@@ -81,7 +81,7 @@ class Trainer:
     def _load_optimizer_and_scheduler(self, checkpoint: str) -> None:
         opt_state = torch.load(os.path.join(checkpoint, OPTIMIZER_NAME), map_location=self.args.device, weights_only=True)
         self.optimizer.load_state_dict(opt_state)
-        self.scaler.load_state_dict(torch.load(os.path.join(checkpoint, "scaler.pt")))  # expect: call 26-load-weights-only-default
+        self.scaler.load_state_dict(torch.load(os.path.join(checkpoint, "scaler.pt")))  # no finding since issue 42: a state dict goes straight into load_state_dict (this line expected one before)
 
     def _load_rng_state(self, checkpoint: str) -> None:
         # Holds NumPy's RNG state, which the weights-only unpickler refuses.
