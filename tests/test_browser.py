@@ -574,8 +574,9 @@ def test_check_page_shows_the_proposed_diff_and_the_suggestions(page, served_sit
                                                  "+L = torch.linalg.cholesky(A).mH  # <img src=x onerror=alert(1)>", " m = torch.load(path)"]
     assert page.locator(".atlas-check-results img").count() == 0   # the snippet is text, never markup
     sg = fixes.locator("li[data-suggestion='26-load-weights-only-default']")
-    assert sg.locator(".atlas-check-why").inner_text() == ui["check.suggest_why"].replace("{why}", "the safe choice needs a person")
-    assert sg.locator("ins").inner_text() == "+m = torch.load(path, weights_only=True)\n"
+    # torch.load's suggestion names the choices and proposes no edit (issue 42: the new default alone changes nothing)
+    assert sg.locator(".atlas-check-why").inner_text() == ui["check.suggest_why"].replace("{why}", ui["check.why.load_choice"])
+    assert sg.locator("ins").count() == 0
     assert page.input_value("#atlas-check-input") == FIX_CODE   # a proposal: the paste is not rewritten
     # the findings are still there, above the proposal
     assert page.locator(".atlas-check-group li[data-change='214-remove-cholesky']").count() == 1

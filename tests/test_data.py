@@ -200,19 +200,3 @@ def test_a_key_given_twice_stops_the_load_with_file_and_line(data_copy, lang):
     assert f"data/i18n/{lang}.yaml" in msg and "'check.title' is given twice" in msg
     assert f"first on line {key_line + 1}" in msg and f"line {len(lines)}," in msg
 
-
-def test_a_source_without_its_short_name_is_named_before_any_page_renders(data_copy):
-    """A source every page cites by ``source.short.<id>``: a missing one is a data error naming the
-    source, not a template error on the first page that cites it."""
-    from atlas.load import load
-    from atlas.problems import DataError
-    from atlas.validate import validate
-
-    en = data_copy / "i18n" / "en.yaml"
-    text = en.read_text(encoding="utf-8")
-    line = next(ln for ln in text.splitlines() if ln.startswith("source.short.gh-notes-29:"))
-    en.write_text(text.replace(line + "\n", ""), encoding="utf-8")
-    with pytest.raises(DataError) as info:
-        validate(load(data_copy), judge_proofs=False)
-    assert "data/sources.yaml: gh-notes-29: id: no UI string 'source.short.gh-notes-29' in data/i18n/en.yaml" in "\n".join(
-        info.value.problems)

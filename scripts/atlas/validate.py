@@ -437,10 +437,6 @@ def validate(raw: RawData, sources_dir: Path | None = None, judge_proofs: bool =
                 if k not in ui_forms[lang] and not k.startswith("unit.") and plural.needs_forms(text):
                     problems.append(f"data/i18n/{lang}.yaml: -: {k}: a word follows the count {{{plural.COUNT}}}; "
                                     f"give the plural forms {', '.join(plural.categories(lang))}")
-    short = {k[len("source.short."):] for k in ui.get(SOURCE, {}) if k.startswith("source.short.")}
-    for sid in sorted(source_ids - short):
-        problems.append(f"data/sources.yaml: {sid}: id: no UI string 'source.short.{sid}' in data/i18n/{SOURCE}.yaml "
-                        "(the short name pages cite it by)")
     ui_src_file, ui_src_raw = raw.ui_sources
     ui_sources = _parse(TypeAdapter(dict[str, dict[str, str]]), ui_src_raw or {}, ui_src_file, problems) or {}
 
