@@ -625,7 +625,7 @@ def test_the_hazards_of_2_4_to_2_10_are_flagged_with_severity_and_fix(rules, tmp
         (3, "24-amp-device-specific", "deprecated"),        # the import; "import torch.cuda.amp as amp" names only the module
         # (not line 16, GradScaler() as a default value: the name line 3 imports; one finding per cause)
         (4, "25-dtensor-public", "deprecated"),
-        (9, "26-load-weights-only-default", "breaks"),
+        (9, "26-load-weights-only-default", "review"),      # state["model"] is a state dict, but state is also returned
         (17, "24-amp-device-specific", "deprecated"),       # amp.autocast through the module alias
         (25, "29-onnx-default-opset-20", "behavior"),       # no opset_version: the default moved to 20 in 2.9
         (25, "29-onnx-dynamo-default", "behavior"),
@@ -1417,3 +1417,41 @@ def test_the_cuda_wheel_row_reads_the_build_matrix_of_every_release(rules):
     assert (ended["verdict"], ended["change"]) == ("blocked", "28-cuda118-builds-end"), ended
     assert (row("12.4", "2.12")["verdict"], row("12.4", "2.12")["change"]) == ("blocked", "27-cuda124-builds-end")
     assert row("12.9", "2.9")["verdict"] == "blocked"     # a build 2.8 had and 2.9 has not
+
+
+LOADS = ("import torch\n"
+         "def f(model, p):\n"
+         "    sd = torch.load(p)\n"            # 3: into load_state_dict: no finding
+         "    model.load_state_dict(sd)\n"
+         "    return torch.load(p)\n")         # 5: returned: review
+
+
+def test_review_is_its_own_level_in_every_output(rules_file, tmp_path):
+    """Issue 42: a load the code does not follow is ``review``: the text report says why and how to
+    settle it (``ckpt``) and puts it after breaks; --explain lists the load it cleared, in text and
+    JSON; exit 1 by default, 2 with --fail-on review, 0 with --fail-on breaks; SARIF and workflow
+    annotations carry it as a warning."""
+    p = tmp_path / "loads.py"
+    p.write_text(LOADS + "m = torch.load('m.pt')\nm.eval()\n", encoding="utf-8")   # 6: .eval(): breaks
+    t = run_cli("--rules", rules_file, "code", "--from", "2.5", "--to", "2.6", "--explain", str(p))
+    out = t.stdout
+    assert t.returncode == 2
+    assert out.index(":6:5: breaks") < out.index(":5:12: review") < out.index(":3:10: no finding: line 4 passes it to .load_state_dict()")
+    assert "line 7 reads .eval of what it loads" in out and "what it loads is returned (line 5)" in out
+    assert "python atlas_check.py ckpt FILE" in out and "(1 breaks, 1 review)" in out
+    quiet = run_cli("--rules", rules_file, "code", "--from", "2.5", "--to", "2.6", str(p)).stdout
+    assert "no finding" not in quiet
+    p.write_text(LOADS, encoding="utf-8")
+    j = run_cli("--rules", rules_file, "code", "--from", "2.5", "--to", "2.6", "--explain", "--format", "json", str(p))
+    d = json.loads(j.stdout)
+    assert j.returncode == 1 and [(f["line"], f["severity"]) for f in d["findings"]] == [(5, "review")]
+    assert [(c["line"], c["rule"]) for c in d["cleared"]] == [(3, "26-load-weights-only-default/call/torch.load")]
+    assert "cleared" not in json.loads(run_cli("--rules", rules_file, "code", "--from", "2.5", "--to", "2.6", "--format",
+                                               "json", str(p)).stdout)
+    fail = {lvl: run_cli("--rules", rules_file, "code", "--from", "2.5", "--to", "2.6", "--fail-on", lvl, str(p)).returncode
+            for lvl in ("breaks", "review", "deprecated")}
+    assert fail == {"breaks": 0, "review": 2, "deprecated": 2}
+    s = json.loads(run_cli("--rules", rules_file, "code", "--from", "2.5", "--to", "2.6", "--format", "sarif", str(p)).stdout)
+    assert [(r["level"], r["properties"]["severity"]) for r in s["runs"][0]["results"]] == [("warning", "review")]
+    gh = run_cli("--rules", rules_file, "code", "--from", "2.5", "--to", "2.6", "--format", "github", str(p)).stdout
+    assert gh.startswith("::warning ") and "(review)" in gh

@@ -54,8 +54,7 @@ EDGE = {
         "b = torch.qr(x)  # atlas: ignore[213-some-other-change]\n"   # 3: kept: another change
         "c = torch.qr(x)  #atlas:ignore[ 214-remove-qr , x]\n"   # 4: the change named
         "d = torch.qr(x)  # see atlas: ignore\n"),                 # 5: kept: not a comment directive
-    # issue 42: a load straight into load_state_dict (through parentheses, with more arguments) is no
-    # finding; a subscript, a keyword argument, a bare function or an assignment still is
+    # issue 42: what torch.load's value is used as, followed in its function (LOAD_FLOW below)
     "into_state_dict.py": (
         "import torch\ndef f(model, scaler, p):\n    model.load_state_dict(torch.load(p))\n"
         "    model.load_state_dict(torch.load(p, map_location='cpu'), strict=False)\n"
@@ -379,11 +378,54 @@ def test_test_file_grouping_parity(rules, tmp_path):
 
 
 
-def test_a_load_straight_into_load_state_dict_is_no_finding_in_either_engine(rules, tmp_path):
-    """Issue 42: `model.load_state_dict(torch.load(p))` loads a state dict, which the new default
-    loads as it is; every other form of the same call is still reported, alike in both engines."""
-    src = EDGE["into_state_dict.py"]
-    (tmp_path / "s.py").write_text(src, encoding="utf-8")
-    js = js_jobs(rules, [{"path": "s.py", "text": src, "from": "2.5", "to": "2.6", "notes": "all"}])
-    assert py_code(rules, tmp_path / "s.py", "2.5", "2.6", "all") == js[0]
-    assert [f[0] for f in js[0][0] if "torch.load" in f[3]] == [7, 8, 9, 10], js[0][0]
+#: issue 42: each torch.load, and what the code does with its value -> the finding's severity (None: no
+#: finding, the code shows a state dict or tensors); the why names the line of the deciding use
+LOAD_FLOW = ("import torch\n"
+             "def f(model, opt, p):\n"
+             "    model.load_state_dict(torch.load(p))\n"                          # 3 straight in: none
+             "    sd = torch.load(p, map_location='cpu')\n"                        # 4 none: line 5
+             "    model.load_state_dict(sd)\n"
+             "    ck = torch.load(p)\n"                                            # 6 none: a key into a state dict,
+             "    if 'model' in ck:\n"                                             #   a test, arithmetic, get()
+             "        model.load_state_dict(ck['model'], strict=False)\n"
+             "    opt.load_state_dict(ck.get('optimizer'))\n"
+             "    epoch = ck['epoch'] + 1\n"
+             "    net = torch.load(p)\n"                                           # 11 breaks: .eval()
+             "    net.eval()\n"
+             "    blob = torch.load(p)\n"                                          # 13 breaks: a key read by attribute,
+             "    args = blob['args']\n"                                           #    through a second name
+             "    print(f'{args.lr}')\n"
+             "    w = torch.load(p)\n"                                             # 16 none: a tensor's shape
+             "    print(w.shape)\n"
+             "    x = torch.load(p)\n"                                             # 18 review: it leaves the function
+             "    helper(x)\n"
+             "    y = torch.load(p)\n"                                             # 20 review: unused here
+             "    return torch.load(p)\n")                                         # 21 review: returned
+LOAD_EXPECTED = {3: None, 4: None, 6: None, 11: "breaks", 13: "breaks", 16: None, 18: "review", 20: "review", 21: "review"}
+
+
+def test_a_load_is_judged_by_what_the_code_does_with_its_value_in_both_engines(rules, tmp_path):
+    """Issue 42: a load whose value goes into load_state_dict or is read as tensors is no finding
+    (``--explain`` lists it with its reason); one read as an object breaks, naming the line; one the
+    code does not follow is ``review``. Both engines agree, finding for finding, and so does the
+    older one-line form (into_state_dict.py)."""
+    cases = {"flow.py": LOAD_FLOW, "s.py": EDGE["into_state_dict.py"]}
+    for name, src in cases.items():
+        (tmp_path / name).write_text(src, encoding="utf-8")
+    js = ev.run_js({"rules": rules, "code": [{"path": n, "text": t, "from": "2.5", "to": "2.6", "notes": "all"}
+                                             for n, t in cases.items()]})["code"]
+    for (name, _), res in zip(cases.items(), js):
+        cleared = []
+        py, _, _ = ac.scan(rules, [str(tmp_path / name)], "2.5", "2.6", "en", "all", cleared)
+        assert [(f["line"], f["severity"], f["why"]) for f in py] == [(f["line"], f["severity"], f["why"]) for f in res["findings"]]
+        assert [(c["line"], c["why"]) for c in cleared] == [(c["line"], c["why"]) for c in res["cleared"]]
+        if name == "flow.py":
+            loads = {f["line"]: f["severity"] for f in py if f["change"] == "26-load-weights-only-default"}
+            loads.update({c["line"]: None for c in cleared})
+            assert loads == LOAD_EXPECTED
+            why = {f["line"]: f["why"] for f in py}
+            assert "line 12" in why[11] and ".eval" in why[11] and "line 15" in why[13] and ".lr" in why[13]
+            assert "helper()" in why[18] and "returned" in why[21]
+            assert cleared[1]["why"].startswith("line 5 passes it to .load_state_dict()")
+        else:   # a subscript or a keyword into load_state_dict is a state dict too; a bare function is not a method
+            assert [(f["line"], f["severity"]) for f in py] == [(9, "review"), (10, "review")]

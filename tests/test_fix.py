@@ -193,10 +193,10 @@ def test_a_notebook_whose_json_layout_cannot_be_kept_is_not_written(rules, tmp_p
 
 def test_cli_diff_writes_nothing_and_fix_reports_what_is_left(rules_file, tmp_path):
     p = tmp_path / "t.py"
-    p.write_text(SRC + "m = torch.load(path)\n", encoding="utf-8")
+    p.write_text(SRC + "m = torch.load(path)\nm.eval()\n", encoding="utf-8")   # a model: it breaks
     d = run_cli("--rules", rules_file, "code", "--from", "2.4", "--diff", str(p))
     assert d.returncode == 1 and d.stdout.startswith("--- a/") and "suggestion [26-load-weights-only-default]" in d.stdout
-    assert p.read_text(encoding="utf-8") == SRC + "m = torch.load(path)\n"
+    assert p.read_text(encoding="utf-8") == SRC + "m = torch.load(path)\nm.eval()\n"
     j = json.loads(run_cli("--rules", rules_file, "code", "--from", "2.4", "--diff", "--format", "json", str(p)).stdout)
     assert j["diff"] == d.stdout[:len(j["diff"])] and len(j["suggestions"]) == 1
     f = run_cli("--rules", rules_file, "code", "--from", "2.4", "--fix", "--format", "json", str(p))

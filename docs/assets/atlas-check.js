@@ -446,15 +446,15 @@
   ["long", "int", "short", "byte", "char", "bool", "argmax", "argmin", "argsort", "nonzero"].forEach(function (m) { INT_METHODS[m] = 1; });
   ["argmax", "argmin", "argsort", "nonzero", "randint", "randint_like", "randperm", "bucketize", "searchsorted", "multinomial",
    "count_nonzero"].forEach(function (f) { INT_FUNCS["torch." + f] = 1; });
-  function Analyzer(ix) { this.ix = ix; this.findings = []; this.seen = {}; this.inExcept = 0; this.guard = 0; this.guardNames = {}; this.noGrad = 0; this.inits = []; this.pending = []; this.fixing = false; this.sites = []; this.inF = 0; }
+  function Analyzer(ix) { this.ix = ix; this.cleared = []; this.tree = null; this.flat = null; this.cur = null; this.findings = []; this.seen = {}; this.inExcept = 0; this.guard = 0; this.guardNames = {}; this.noGrad = 0; this.inits = []; this.pending = []; this.fixing = false; this.sites = []; this.inF = 0; }
   var A = Analyzer.prototype;
 
-  A.emit = function (rule, tok, api) {
+  A.emit = function (rule, tok, api, flow) {
     if (this.noGrad && rule.grad_only) return false;   // an autograd change, in code that runs without gradients
     var key = tok.line + ":" + tok.col + ":" + rule.id;
     if (this.seen[key]) return false;
     this.seen[key] = 1;
-    this.findings.push([tok.line, tok.col, rule, api, this.guard > 0 || !!tok.ifGuard]);
+    this.findings.push([tok.line, tok.col, rule, api, this.guard > 0 || !!tok.ifGuard, flow || null]);
     return true;
   };
   A.settle = function () {   // Analyzer.settle: findings whose backend is inherited, after the walk
@@ -975,16 +975,184 @@
     (ix.isinst[cq] || []).forEach(function (r) { self.emit(r, chain[0], cq); });
   };
 
-  // the method a call (its callee starting at toks[start], its arguments closing at toks[close]) is the
-  // first argument of, through any parentheses around it: x.load_state_dict((torch.load(p)), strict=False)
-  // -> "load_state_dict"; null otherwise (the Analyzer.into of the Python engine)
-  function intoMethod(toks, start, close) {
-    var i = start - 1, j = close + 1;
-    while (i > 0 && toks[i].v === "(" && toks[j] && toks[j].v === ")" && matching(toks, i) === j &&
-           !(toks[i - 1].t === "NAME" && toks[i - 2] && toks[i - 2].v === ".")) { i--; j++; }
-    if (i < 2 || toks[i].v !== "(" || toks[i - 1].t !== "NAME" || toks[i - 2].v !== "." || !toks[j] || (toks[j].v !== ")" && toks[j].v !== ",")) return null;
-    return toks[i - 1].v;
+  // ------------------------------------------------------------------------ what a load's value is used as
+  // (Analyzer.load_flow of the Python engine, on the statement tokens): a rule with `into` (torch.load) is no
+  // finding when the value goes only into those methods (load_state_dict) or is read as tensors and plain
+  // values; "breaks" when a use reads it as an object (an attribute, a call); "review" when it leaves the
+  // function or the code does not show what it holds. A name bound to it is followed through the
+  // statements after it in its function (and one more name bound to a value read from it).
+  var DICT_METHODS = set1("items keys values get pop copy update setdefault"), READS = set1("get pop");
+  var TENSOR_ATTRS = set1("shape size numel dim ndim dtype item tolist numpy view reshape squeeze unsqueeze permute " +
+    "transpose T detach clone contiguous copy_ long int bool sum mean norm abs data is_floating_point new_tensor new_zeros");
+  var SHARED_ATTRS = set1("to cuda cpu float half double bfloat16 type requires_grad_ share_memory");
+  var PLAIN_FUNCS = set1("len isinstance print sorted list dict set str repr type bool int float");
+  // the tokens around a plain read: a comparison, arithmetic, a truth test, a loop's iterable
+  var PLAIN_BEFORE = set1("in is not and or if elif while assert del == != < > <= >= + - * / // % ** @ ~ | & ^ << >> " +
+    "+= -= *= /= //= %= **= @= |= &= ^= <<= >>=");
+  var PLAIN_AFTER = set1("in is not and or == != < > <= >= + - * / // % ** @ | & ^ << >>");
+  function set1(words) { var o = {}; words.split(" ").forEach(function (w) { o[w] = 1; }); return o; }
+  function attrUse(attr, line) {   // [kind, why] of reading attr of a loaded value (atlas_check.attr_use)
+    if (DICT_METHODS[attr] === 1 || TENSOR_ATTRS[attr] === 1) return ["plain", null];
+    if (SHARED_ATTRS[attr] === 1) return ["leaves", msg("check.load.shared", { line: line, attr: attr })];
+    return ["object", msg("check.load.object_attr", { line: line, attr: attr })];
   }
+  function isOp(tok, v) { return !!tok && tok.t === "OP" && tok.v === v; }
+  function opens(toks, i) {   // index of the bracket that encloses toks[i], or -1
+    for (var k = i - 1, depth = 0; k >= 0; k--) {
+      var v = toks[k].t === "OP" ? toks[k].v : null;
+      if (v === ")" || v === "]" || v === "}") depth++;
+      else if (v === "(" || v === "[" || v === "{") { if (depth === 0) return k; depth--; }
+    }
+    return -1;
+  }
+  function calls(tok) {   // a token after which "(" opens a call's arguments
+    return !!tok && ((tok.t === "NAME" && !KW[tok.v]) || isOp(tok, ")") || isOp(tok, "]") || tok.t === "STR");
+  }
+  function star0(S, i0) { return i0 > 0 && S[i0 - 1].t === "OP" && (S[i0 - 1].v === "*" || S[i0 - 1].v === "**"); }
+  function isDef(toks) {
+    var f = toks[0] && toks[0].t === "NAME" ? toks[0].v : null;
+    return f === "def" || f === "class" || (f === "async" && toks[1] && toks[1].v === "def");
+  }
+  // the statements in source order, each with the end of the function it is in (the flat index after it)
+  A.flatten = function () {
+    var flat = [];
+    (function walk(nodes, fn) {
+      nodes.forEach(function (n) {
+        flat.push({ node: n, fn: fn });
+        n._k = flat.length - 1;
+        if (!n.body) return;
+        var own = n.toks[0] && (n.toks[0].v === "def" || (n.toks[0].v === "async" && n.toks[1] && n.toks[1].v === "def")) ? { end: 0 } : fn;
+        walk(n.body, own);
+        if (own !== fn) own.end = flat.length;
+      });
+    })(this.tree || [], null);
+    this.flat = flat;
+  };
+  A.loadFlow = function (start, closeTok, rule) {
+    var S = this.cur ? this.cur.toks : [], i0 = S.indexOf(start), j = S.indexOf(closeTok);
+    if (this.flat === null) this.flatten();
+    if (i0 < 0 || j < 0 || this.cur._k === undefined) return ["review", msg("check.load.leaves", { line: start.line })];
+    return judgeUses([this.useOf(this.cur._k, i0, j + 1, rule, null, 0)]);
+  };
+  function judgeUses(uses) {
+    var kinds = ["object", "leaves"];
+    for (var a = 0; a < kinds.length; a++) {
+      for (var b = 0; b < uses.length; b++) if (uses[b][0] === kinds[a]) return [kinds[a] === "object" ? "breaks" : "review", uses[b][1]];
+    }
+    if (!uses.length) return ["review", msg("check.load.unused")];
+    var state = uses.filter(function (u) { return u[0] === "state"; })[0];
+    return [null, state ? state[1] : msg("check.load.plain")];
+  }
+  // [kind, why] of one use: statement k's tokens S[i0..j) are the loaded call (name null) or a name that holds its value
+  A.useOf = function (k, i0, j, rule, name, depth) {
+    var S = this.flat[k].node.toks, line = S[i0].line;
+    if (S[i0].t === "STR") return fieldUse(S[i0], name, line);   // f"{ckpt['step']}", f"{ckpt.epoch}"
+    for (;;) {   // the postfix reads: ckpt["model"], ckpt.get("args"), ckpt["args"].lr, model.eval()
+      if (isOp(S[j], "[")) {
+        j = matching(S, j) + 1;
+        if (S[j] && S[j].t === "OP" && /^(=|[-+*\/%@|&^]=|\/\/=|\*\*=|<<=|>>=)$/.test(S[j].v)) return ["plain", null];   // ckpt["step"] = 3
+        continue;
+      }
+      if (isOp(S[j], ".") && S[j + 1] && S[j + 1].t === "NAME") {
+        var a = S[j + 1].v;
+        if (READS[a] === 1 && isOp(S[j + 2], "(")) { j = matching(S, j + 2) + 1; continue; }
+        return attrUse(a, S[j + 1].line);
+      }
+      if (isOp(S[j], "(")) return ["object", msg("check.load.object_call", { line: line })];
+      break;
+    }
+    // parentheses around the value that only group it
+    while (i0 > 0 && isOp(S[i0 - 1], "(") && isOp(S[j], ")") && matching(S, i0 - 1) === j && !calls(S[i0 - 2])) { i0--; j++; }
+    var before = i0 > 0 ? S[i0 - 1] : null, after = S[j] || null, bv = before ? before.v : null, av = after ? after.v : null;
+    var item = (before && before.t === "OP" && (bv === "(" || bv === ",")) && (after && after.t === "OP" && (av === ")" || av === ","));
+    var o = opens(S, i0);
+    var kw = isOp(before, "=") && S[i0 - 2] && S[i0 - 2].t === "NAME" && (isOp(S[i0 - 3], "(") || isOp(S[i0 - 3], ",")) &&
+      after && after.t === "OP" && (av === ")" || av === ",");
+    if ((item || kw) && o >= 0 && isOp(S[o], "(") && S[o - 1] && S[o - 1].t === "NAME" && isOp(S[o - 2], ".") &&
+        (rule.into || []).indexOf(S[o - 1].v) >= 0 && !star0(S, i0)) {
+      return ["state", msg("check.load.state", { line: line, method: S[o - 1].v })];
+    }
+    if (before && before.t === "NAME" && (bv === "if" || bv === "in")) return ["plain", null];   // a test, an iterable
+    if ((after && after.t === "NAME" && av === "if") || (before && before.t === "NAME" && bv === "else")) {   // x if c else ckpt
+      if (name && o < 0 && S.length > 2 && S[0].v === name && isOp(S[1], "=")) return ["plain", null];
+      return ["leaves", msg("check.load.leaves", { line: line })];
+    }
+    if (i0 === 2 && j === S.length && S[0].t === "NAME" && !KW[S[0].v] && isOp(S[1], "=")) {
+      var target = S[0].v;
+      if (target === name) return ["plain", null];   // state = state["state_dict"]: its uses are followed already
+      if (depth < 2) return this.judgeFlow(this.usesOf(target, k), rule, target, depth + 1);
+      return ["leaves", msg("check.load.leaves", { line: line })];
+    }
+    var star = (bv === "*" || bv === "**") && !(S[i0 - 2] && (S[i0 - 2].t === "NAME" && !KW[S[i0 - 2].v] || S[i0 - 2].t === "STR" ||
+      S[i0 - 2].t === "NUM" || isOp(S[i0 - 2], ")") || isOp(S[i0 - 2], "]") || isOp(S[i0 - 2], "}")));
+    if ((before && PLAIN_BEFORE[bv] === 1 && (before.t === "OP" || before.t === "NAME") && !star) ||
+        (after && PLAIN_AFTER[av] === 1 && (after.t === "OP" || after.t === "NAME")) || (i0 === 0 && j === S.length)) {
+      return ["plain", null];
+    }
+    if (item && o >= 0 && isOp(S[o], "(") && S[o - 1] && S[o - 1].t === "NAME" && PLAIN_FUNCS[S[o - 1].v] === 1 &&
+        !isOp(S[o - 2], ".") && !star) {
+      return ["plain", null];
+    }
+    if (i0 === 1 && j === S.length && S[0].t === "NAME" && S[0].v === "return") return ["leaves", msg("check.load.returned", { line: line })];
+    if ((item || kw) && o >= 0 && isOp(S[o], "(") && S[o - 1] && S[o - 1].t === "NAME" && !KW[S[o - 1].v] && !star) {
+      return ["leaves", msg("check.load.passed", { line: line, func: S[o - 1].v })];
+    }
+    return ["leaves", msg("check.load.leaves", { line: line })];
+  };
+  // [kind, why] of an f-string's reads of `name` (Analyzer.field_use): a whole field or a subscript is plain, an
+  // attribute is read as in useOf, a call reads an object, anything else leaves
+  function fieldUse(tok, name, line) {
+    var word = new RegExp("(?<![\\w.])" + escapeRe(name) + "(?!\\w)", "g"), kinds = [];
+    fstringParts([tok]).forEach(function (p) {
+      if (p[0] !== "expr") return;
+      var src = p[1], m;
+      word.lastIndex = 0;
+      while ((m = word.exec(src)) !== null) {
+        var rest = src.slice(m.index + name.length), a = /^\s*\.\s*([A-Za-z_]\w*)/.exec(rest);
+        if (/^\s*\[/.test(rest) || (/^\s*=?\s*$/.test(rest) && !src.slice(0, m.index).trim())) kinds.push(["plain", null]);
+        else if (a) kinds.push(attrUse(a[1], line));
+        else if (/^\s*\(/.test(rest)) kinds.push(["object", msg("check.load.object_call", { line: line })]);
+        else kinds.push(["leaves", msg("check.load.leaves", { line: line })]);
+      }
+    });
+    var order = ["object", "leaves", "plain"];
+    for (var i = 0; i < order.length; i++) {
+      var hit = kinds.filter(function (x) { return x[0] === order[i]; })[0];
+      if (hit) return hit;
+    }
+    return ["plain", null];
+  }
+  A.judgeFlow = function (uses, rule, name, depth) {   // every use of a name, as one [kind, why]
+    var self = this;
+    var kinds = uses.map(function (u) { return self.useOf(u[0], u[1], u[1] + 1, rule, name, depth); });
+    var j = judgeUses(kinds);
+    if (j[0] === "breaks") return ["object", j[1]];
+    if (j[0] === "review") return ["leaves", j[1]];
+    return [kinds.some(function (u) { return u[0] === "state"; }) ? "state" : "plain", j[1]];
+  };
+  // [statement index, token index] of each read of `name` in the statements after statement k in its function
+  A.usesOf = function (name, k) {
+    var f = this.flat[k].fn, end = f ? f.end : this.flat.length, out = [];
+    var word = new RegExp("(?<![\\w.])" + escapeRe(name) + "(?!\\w)");
+    for (var m = k + 1; m < end; m++) {
+      var S = this.flat[m].node.toks;
+      if (isDef(S) || isOp(S[0], "@")) continue;   // a def's or class's header, a decorator
+      var inn = S[0] && S[0].v === "for" ? topIndex(S, function (x) { return x.t === "NAME" && x.v === "in"; }) : -1;
+      for (var i = 0; i < S.length; i++) {
+        var t = S[i];
+        if (t.t === "STR" && t.f && fstringParts([t]).some(function (x) { return x[0] === "expr" && word.test(x[1]); })) {
+          out.push([m, i]);   // read inside an f-string's field: the code there is not followed (useOf: leaves)
+          continue;
+        }
+        if (t.t !== "NAME" || t.v !== name || isOp(S[i - 1], ".") || isOp(S[i + 1], "=") || i < inn || (i === 0 && isOp(S[1], ":"))) continue;
+        var p = i > 0 ? S[i - 1] : null;
+        if (p && p.t === "NAME" && (p.v === "for" || p.v === "as" || p.v === "global" || p.v === "nonlocal" || p.v === "lambda")) continue;
+        if (p && p.t === "NAME" && p.v === "del" && !(isOp(S[i + 1], "[") || isOp(S[i + 1], "."))) continue;
+        out.push([m, i]);
+      }
+    }
+    return out;
+  };
 
   A.callAt = function (toks, open, q, chain, scope, sh, method) {
     var ix = this.ix, self = this;
@@ -1002,11 +1170,14 @@
     if (q) {
       if (SETTERS[q]) self.inits.push([SETTERS[q][0], self.argState(args, SETTERS[q][1], SETTERS[q][2])]);
       var first = args[0] && args[0].kind === "pos" ? args[0].value : null;
-      var into = chain ? intoMethod(toks, open - chain.length, close) : null;
       (ix.call[q] || []).forEach(function (r) {
         if (r.grad_only && first && self.isInt(first, scope)) return;   // torch.clamp(idx.long(), ...): no gradient to change
-        if (into !== null && (r.into || []).indexOf(into) >= 0) return;   // model.load_state_dict(torch.load(p)): a state dict goes in
-        if (!self.argsMatch(args, r.args || []) || !self.emit(r, start, q)) return;
+        var flow = null;
+        if (r.into && self.argsMatch(args, r.args || [])) {
+          flow = self.loadFlow(start, toks[close], r);
+          if (flow[0] === null) { self.cleared.push([start.line, start.col, r, flow[1]]); return; }   // model.load_state_dict(torch.load(p))
+        }
+        if (!self.argsMatch(args, r.args || []) || !self.emit(r, start, q, flow)) return;
         self.site(r, q, function () { return { kind: "call", start: start.at, call: callInfo(toks, open, toks[open - 1].end) }; });
         if (!INHERITS[q]) return;
         var c = (r.args || []).filter(function (x) { return x.keyword === INHERITS[q][0]; })[0];
@@ -1214,6 +1385,7 @@
   }
   A.stmt1 = function (nodes, idx, scope) {
     var node = nodes[idx], t = node.toks, f = t[0], self = this, ix = this.ix;
+    this.cur = node;   // the statement a load's flow starts from (loadFlow)
     var v = f.t === "NAME" ? f.v : f.v;
     if (f.t === "NAME" && v === "async" && t[1] && /^(def|for|with)$/.test(t[1].v)) { t = t.slice(1); f = t[0]; v = f.v; }
     var core = t;   // a string on its own (a docstring, quoted-out code) is documentation, not a use
@@ -1413,17 +1585,18 @@
     try {
       tree = buildTree(tokenize(text.replace(/\r\n?/g, "\n")));
     } catch (e) {
-      if (e instanceof SyntaxErr) return { findings: [], skipped: msg("check.skip.no_parse_line", { error: e.msg, line: e.line }) };
+      if (e instanceof SyntaxErr) return { findings: [], skipped: msg("check.skip.no_parse_line", { error: e.msg, line: e.line }), cleared: [] };
       throw e;
     }
     var bad = py2(tree);
-    if (bad) return { findings: [], skipped: msg("check.skip.python2", { major: 2, line: bad }) };
-    if (!(ix.pattern && ix.pattern.test(text))) return { findings: [], skipped: null };
+    if (bad) return { findings: [], skipped: msg("check.skip.python2", { major: 2, line: bad }), cleared: [] };
+    if (!(ix.pattern && ix.pattern.test(text))) return { findings: [], skipped: null, cleared: [] };
     var a = new Analyzer(ix);
+    a.tree = tree;
     a.body(tree, new Scope("module", null));
     a.settle();
     a.findings.sort(function (x, y) { return x[0] - y[0] || x[1] - y[1] || (x[2].id < y[2].id ? -1 : x[2].id > y[2].id ? 1 : 0); });
-    return { findings: a.findings, skipped: null };
+    return { findings: a.findings, skipped: null, cleared: a.cleared };
   }
 
   // `# atlas: ignore` on a line drops its findings; `# atlas: ignore[<change-id>, <rule-id>]` only those (atlas_check.IGNORE)
@@ -1512,13 +1685,18 @@
       text = d[0];
     }
     var res = checkSource(ix, text);
+    var cleared = res.cleared.map(function (c) {   // the loads the code shows to be safe (atlas_check.py code --explain)
+      return { path: path, line: c[0], column: c[1], change: c[2].change, rule: c[2].id, why: say(rules, "en", c[3]), why_text: say(rules, lang, c[3]) };
+    });
     var unignored = splitIgnored(text, res.findings), quiet = quietNotes(onePerTestFile(onePerCause(text, unignored), path, ix.severity), text, opts.notes);
     var kept = quiet[0];
     return {
-      from: frm, to: to, ignored: res.findings.length - unignored.length, hidden: quiet[1],
+      from: frm, to: to, ignored: res.findings.length - unignored.length, hidden: quiet[1], cleared: cleared,
       findings: kept.map(function (f) {
         var r = f[2];
-        return { path: path, line: f[0], column: f[1], change: r.change, api: f[3], severity: f[4] ? "guarded" : ix.severity[r.id], rule: r.id,
+        var why = f[5] ? f[5][1] : null;
+        return { path: path, line: f[0], column: f[1], change: r.change, api: f[3], severity: f[4] ? "guarded" : f[5] ? f[5][0] : ix.severity[r.id], rule: r.id,
+          why: why ? say(rules, "en", why) : null, why_text: why ? say(rules, lang, why) : null,
           kind: r.kind, title: r.title[lang], fix: r.fix ? r.fix[lang] : null, url: r.url[lang],
           guard: f[4] ? say(rules, "en", guardNote(r)) : null, guard_text: f[4] ? say(rules, lang, guardNote(r)) : null,
           earlier: hasOwn(ix.earlier, r.id) ? ix.earlier[r.id] : null,
@@ -2012,6 +2190,7 @@
     var at = back ? function (o) { return back[o]; } : function (o) { return o; };
     var a = new Analyzer(ix);
     a.fixing = true;
+    a.tree = tree;
     a.body(tree, new Scope("module", null));
     a.settle();
     var kept = new Set(splitIgnored(text, a.findings));

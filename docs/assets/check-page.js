@@ -9,7 +9,7 @@
   if (!form || !window.AtlasCheck) return;
   var AC = window.AtlasCheck, lang = form.dataset.lang, rules = null;
   var status = form.querySelector(".atlas-check-status"), out = form.querySelector(".atlas-check-results");
-  var SEVERITIES = ["breaks", "behavior", "deprecated", "deprecated-switch", "platform", "guarded"];
+  var SEVERITIES = ["breaks", "review", "behavior", "deprecated", "deprecated-switch", "platform", "guarded"];
 
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, function (m, k) { return k in values ? String(values[k]) : m; });
@@ -53,6 +53,8 @@
     li.appendChild(link(f.url, f.title));
     li.appendChild(document.createTextNode(" "));
     li.appendChild(el("code", {}, f.api));
+    if (f.why_text) li.appendChild(el("p", { "class": "atlas-check-why" }, f.why_text));   // what the code does with a load
+    if (f.severity === "review") li.appendChild(el("p", { "class": "atlas-check-why" }, T("check.load.settle")));
     if (f.earlier_text) li.appendChild(el("p", { "class": "atlas-check-earlier" }, f.earlier_text));
     if (f.fix && f.severity !== "guarded") li.appendChild(el("p", {}, f.fix));
     return li;

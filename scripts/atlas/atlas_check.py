@@ -19,11 +19,14 @@ ckpt: reads torch.save checkpoints (the zip format's data.pkl only, the legacy f
   globals they name and says whether torch.load of the target release loads them with its
   defaults; for what weights_only=True blocks, the add_safe_globals line to use.
 
-Exit codes: 0 nothing found (env: nothing blocked; ckpt: every file loads); 1 only behaviour
-changes, deprecated switches or platform notes; 2 something breaks (env: something is blocked;
+Exit codes: 0 nothing found (env: nothing blocked; ckpt: every file loads); 1 only loads to review,
+behaviour changes, deprecated switches or platform notes; 2 something breaks (env: something is blocked;
 ckpt: a file does not load); 3 usage error; 4 the checker itself failed; 5 incomplete: a file
 could not be read or parsed (--allow-skipped; ckpt: a file is no checkpoint, damaged or hostile).
-`--fail-on breaks|deprecated|any` makes it 2 or 0 at that level.
+`--fail-on breaks|review|deprecated|any` makes it 2 or 0 at that level.
+torch.load is judged by what the code does with what it loads (load_state_dict, tensors: no
+finding; an object: breaks; unknown: review, settled on the real file with `ckpt`); `--explain`
+lists the loads cleared and why.
 `# atlas: ignore` (or `# atlas: ignore[<change-id>]`) on a line drops its findings; `--baseline
 FILE` drops those of an earlier `--format json` run.
 
@@ -70,7 +73,7 @@ BUILTINS = {"getattr", "isinstance", "issubclass", "dict", "type", "print"}
 DOC_KEYWORDS = {"help", "description", "epilog", "usage"}
 MESSAGE_CALLS = {"builtins.print", "warnings.warn"}
 MESSAGE_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical"}
-LEVEL = {"breaks": "error", "behavior": "warning", "deprecated": "warning", "deprecated-switch": "warning", "platform": "note",
+LEVEL = {"breaks": "error", "review": "warning", "behavior": "warning", "deprecated": "warning", "deprecated-switch": "warning", "platform": "note",
          "guarded": "note"}
 #: a compat guard: an ``except`` naming one of these, or an ``if`` whose test probes torch with
 #: hasattr/getattr, names a torch version (is_version_name) or a module-level constant assigned
@@ -85,6 +88,22 @@ SIGNATURE_PROBES = {"signature", "getfullargspec", "getargspec", "get_func_args"
 #: test decorators that run a test only on some releases (``pytest.mark.skipif(<version test>)``)
 SKIP_DECORATORS = {"skipif", "skipIf", "skipUnless"}
 GUARD_NAMES = {"hasattr", "getattr"}
+
+#: what a loaded value's use says it holds (Analyzer.load_flow, for a rule with ``into``): a dict's
+#: methods read a container (``get``/``pop`` read one value, like a subscript); a tensor's own
+#: attributes read a tensor; any other attribute (``model.eval()``, ``args.lr``) or a call reads an
+#: object, which the new default of torch.load refuses. Methods a module shares with a tensor
+#: (``.to``, ``.cuda``, ``.float``) say neither.
+DICT_METHODS = {"items", "keys", "values", "get", "pop", "copy", "update", "setdefault"}
+READS = {"get", "pop"}
+TENSOR_ATTRS = {"shape", "size", "numel", "dim", "ndim", "dtype", "item", "tolist", "numpy", "view", "reshape",
+                "squeeze", "unsqueeze", "permute", "transpose", "T", "detach", "clone", "contiguous", "copy_", "long",
+                "int", "bool", "sum", "mean", "norm", "abs", "data", "is_floating_point", "new_tensor", "new_zeros"}
+SHARED_ATTRS = {"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "type", "requires_grad_", "share_memory"}
+#: builtins that read a value without handing it on
+PLAIN_FUNCS = {"len", "isinstance", "print", "sorted", "list", "dict", "set", "str", "repr", "type", "bool", "int", "float"}
+#: the operators around a plain read (a comparison, arithmetic, a truth test)
+PLAIN_NODES = (ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Expr, ast.AugAssign, ast.Assert)
 
 
 #: the words of a version test that is true on newer releases, and on older ones
@@ -448,6 +467,15 @@ def _local_names(body):
     return out - declared
 
 
+def attr_use(attr, line):
+    """(kind, why) of reading ``attr`` of a loaded value on ``line`` (DICT_METHODS, TENSOR_ATTRS, SHARED_ATTRS)."""
+    if attr in DICT_METHODS or attr in TENSOR_ATTRS:
+        return "plain", None
+    if attr in SHARED_ATTRS:
+        return "leaves", msg("check.load.shared", line=line, attr=attr)
+    return "object", msg("check.load.object_attr", line=line, attr=attr)
+
+
 class Analyzer:
     """One file. Binding model (the JavaScript engine implements the same):
     - statements run in order; an import binds its name to the dotted name it imports; ``x = a.b``
@@ -486,7 +514,9 @@ class Analyzer:
         self.fixing = False
         self.sites = []
         self.calls = {}       # id(func node) -> its Call
-        self.into = {}        # id(call) -> the method it is the first argument of (Check.into)
+        self.parents = None   # id(node) -> its parent node, built when a load's flow is followed
+        self.tree = None
+        self.cleared = []     # (line, col, rule, why) of the loads the flow found no hazard in (--explain)
         self.decos = set()    # id() of decorator expressions
 
     # --- positions ---
@@ -496,7 +526,7 @@ class Analyzer:
             return byte_col + 1
         return len(s.encode("utf-8")[:byte_col].decode("utf-8", "ignore")) + 1
 
-    def emit(self, rule, line, byte_col, api):
+    def emit(self, rule, line, byte_col, api, flow=None):
         if self.at is not None:
             line, byte_col = self.at
         col = self.col(line, byte_col)
@@ -506,7 +536,7 @@ class Analyzer:
         if key in self.seen:
             return False
         self.seen.add(key)
-        self.findings.append((line, col, rule, api, self.guard > 0))
+        self.findings.append((line, col, rule, api, self.guard > 0, flow))
         return True
 
     # --- compat guards ---
@@ -573,8 +603,8 @@ class Analyzer:
         return any(isinstance(n, ast.Name) and n.id in names or isinstance(n, ast.Attribute) and n.attr in names
                    for h in handlers if h.type is not None for n in ast.walk(h.type))
 
-    def emit_node(self, rule, node, api, scope=None):
-        done = self.emit(rule, node.lineno, node.col_offset, api)
+    def emit_node(self, rule, node, api, scope=None, flow=None):
+        done = self.emit(rule, node.lineno, node.col_offset, api, flow)
         if done and self.fixing and rule.get("rewrites"):
             self.site(rule, api, node, scope)
         return done
@@ -687,6 +717,7 @@ class Analyzer:
 
     # --- statements ---
     def run(self, tree):
+        self.tree = tree
         self.body(tree.body, Scope("module", None))
         self.settle()
 
@@ -701,7 +732,7 @@ class Analyzer:
             cond = next(c for c in r["args"] if c["keyword"] == kw)
             if not states:
                 f = self.findings[i]
-                self.findings[i] = (f[0], f[1], f[2], f[3] + INHERIT_UNKNOWN, f[4])
+                self.findings[i] = (f[0], f[1], f[2], f[3] + INHERIT_UNKNOWN, f[4], f[5])
             elif not any(self.cond_ok(st, cond) for st in states):
                 drop.add(i)
         self.findings = [f for i, f in enumerate(self.findings) if i not in drop]
@@ -1036,6 +1067,139 @@ class Analyzer:
             if env_match(s, r["target"]):
                 self.emit_node(r, node, r["target"])
 
+    # --- what a load's value is used as (a rule with ``into``) ---
+    def parent(self, node):
+        if self.parents is None:
+            self.parents = {id(c): n for n in ast.walk(self.tree) for c in ast.iter_child_nodes(n)}
+        return self.parents.get(id(node))
+
+    def load_flow(self, call, rule):
+        """(severity, why) of a load whose value the code follows inside its function: None (no
+        finding) when it goes only into ``rule["into"]`` methods (load_state_dict) or is read as
+        tensors and plain values; "breaks" when a use reads it as an object (an attribute, a call);
+        "review" when it leaves the function or the code does not show what it holds."""
+        return self.judge_uses([self.use_of(call, rule, None)])
+
+    @staticmethod
+    def judge_uses(uses):
+        for kind in ("object", "leaves"):
+            for u in uses:
+                if u[0] == kind:
+                    return ("breaks" if kind == "object" else "review"), u[1]
+        if not uses:
+            return "review", msg("check.load.unused")
+        state = next((u for u in uses if u[0] == "state"), None)
+        return None, state[1] if state else msg("check.load.plain")
+
+    def use_of(self, v, rule, name, depth=0):
+        """(kind, why) of one use: the loaded call itself (``name`` None) or a Name that holds its value.
+        Kinds: state, plain, object, leaves."""
+        line = v.lineno
+        if isinstance(v, ast.JoinedStr):   # f"{ckpt['step']}", f"{ckpt.epoch}"
+            return self.field_use(v, name, line)
+        p = self.parent(v)
+        while True:   # the postfix reads: ckpt["model"], ckpt.get("args"), ckpt["args"].lr, model.eval()
+            if isinstance(p, ast.Subscript) and p.value is v:
+                if not isinstance(p.ctx, ast.Load):
+                    return "plain", None     # ckpt["step"] = 3, del ckpt["optimizer"]
+                v, p = p, self.parent(p)
+                continue
+            if isinstance(p, ast.Attribute) and p.value is v:
+                a = p.attr
+                g = self.parent(p)
+                if a in READS and isinstance(g, ast.Call) and g.func is p:
+                    v, p = g, self.parent(g)
+                    continue
+                return attr_use(a, p.end_lineno)
+            if isinstance(p, ast.Call) and p.func is v:
+                return "object", msg("check.load.object_call", line=line)
+            break
+        c = self.parent(p) if isinstance(p, ast.keyword) and p.arg is not None else p
+        if isinstance(c, ast.Call) and (c is not p or v in c.args) and isinstance(c.func, ast.Attribute) \
+                and c.func.attr in rule["into"]:   # m.load_state_dict(sd), (state_dict=sd): a state dict goes in
+            return "state", msg("check.load.state", line=line, method=c.func.attr)
+        if isinstance(p, ast.IfExp) and p.test is not v:   # state = state["model"] if "model" in state else state
+            g = self.parent(p)
+            if (name and isinstance(g, ast.Assign) and g.value is p and len(g.targets) == 1
+                    and isinstance(g.targets[0], ast.Name) and g.targets[0].id == name):
+                return "plain", None
+            return "leaves", msg("check.load.leaves", line=line)
+        if isinstance(p, ast.Assign) and p.value is v and len(p.targets) == 1 and isinstance(p.targets[0], ast.Name):
+            target = p.targets[0].id
+            if target == name:
+                return "plain", None          # state = state["state_dict"]: its uses are followed already
+            if depth < 2:                     # ckpt = torch.load(p), then model = ckpt["model"]: follow the name
+                return self.judge_flow(self.uses_of(target, p), rule, target, depth + 1)
+            return "leaves", msg("check.load.leaves", line=line)
+        if (isinstance(p, PLAIN_NODES) or isinstance(p, (ast.If, ast.While, ast.IfExp)) and p.test is v
+                or isinstance(p, (ast.For, ast.comprehension)) and p.iter is v):
+            return "plain", None
+        if isinstance(p, ast.Call) and v in p.args and isinstance(p.func, ast.Name) and p.func.id in PLAIN_FUNCS:
+            return "plain", None
+        if isinstance(p, ast.Return):
+            return "leaves", msg("check.load.returned", line=line)
+        if isinstance(p, ast.keyword) and p.arg is not None:   # f(state=ckpt): the call it is an argument of
+            p = self.parent(p)
+        elif not (isinstance(p, ast.Call) and v in p.args):
+            p = None
+        if isinstance(p, ast.Call) and isinstance(p.func, (ast.Name, ast.Attribute)):
+            return "leaves", msg("check.load.passed", line=line,
+                                 func=p.func.id if isinstance(p.func, ast.Name) else p.func.attr)
+        return "leaves", msg("check.load.leaves", line=line)
+
+    def field_use(self, fstring, name, line):
+        """(kind, why) of an f-string's reads of ``name``: a whole field (``{ckpt}``) or a subscript is
+        plain; an attribute is read as in ``use_of``; a call reads an object; anything else leaves. The
+        JavaScript engine reads the fields' text the same way."""
+        kinds = []
+        for n in sorted((x for x in ast.walk(fstring) if isinstance(x, ast.Name) and x.id == name),
+                        key=lambda x: (x.lineno, x.col_offset)):
+            p = self.parent(n)
+            if isinstance(p, (ast.Subscript, ast.FormattedValue)):
+                kinds.append(("plain", None))
+            elif isinstance(p, ast.Attribute):
+                kinds.append(attr_use(p.attr, line))
+            elif isinstance(p, ast.Call) and p.func is n:
+                kinds.append(("object", msg("check.load.object_call", line=line)))
+            else:
+                kinds.append(("leaves", msg("check.load.leaves", line=line)))
+        for kind in ("object", "leaves", "plain"):
+            for k in kinds:
+                if k[0] == kind:
+                    return k
+        return "plain", None
+
+    def judge_flow(self, names, rule, name, depth):
+        """The use of a name (all its uses after it is bound) as one (kind, why)."""
+        uses = [self.use_of(n, rule, name, depth) for n in names]
+        sev, why = self.judge_uses(uses)
+        return ({"breaks": "object", "review": "leaves"}.get(sev, "state" if any(u[0] == "state" for u in uses) else "plain"),
+                why)
+
+    def uses_of(self, name, assign):
+        """The Name nodes that read ``name`` after ``assign`` in its function (or module), outside
+        f-strings (the JavaScript engine reads no code there), in source order."""
+        f = self.parent(assign)
+        while f is not None and not isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
+            f = self.parent(f)
+        end = (assign.end_lineno, assign.end_col_offset)
+        out = []
+        for n in ast.walk(f if f is not None else self.tree):
+            if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and (n.lineno, n.col_offset) > end:
+                s = self.parent(n)
+                while s is not None and not isinstance(s, ast.stmt):
+                    s = self.parent(s)
+                if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):   # not in a header
+                    out.append(n)
+        inside, strings = set(), []
+        for n in ast.walk(f if f is not None else self.tree):
+            if isinstance(n, ast.JoinedStr) and id(n) not in inside:
+                inner = [x for x in ast.walk(n) if isinstance(x, ast.Name)]
+                inside.update(id(x) for x in inner)
+                if any(x in out for x in inner):
+                    strings.append(n)   # read inside an f-string: one use, where the string starts
+        return sorted([n for n in out if id(n) not in inside] + strings, key=lambda n: (n.lineno, n.col_offset))
+
     def arg_state(self, call, keyword, position):
         for k in call.keywords:
             if k.arg == keyword:
@@ -1082,8 +1246,6 @@ class Analyzer:
 
     def call(self, node, scope):
         func = node.func
-        if isinstance(func, ast.Attribute) and node.args and isinstance(node.args[0], ast.Call):
-            self.into[id(node.args[0])] = func.attr     # x.load_state_dict(torch.load(p)): read by a rule's ``into``
         q = self.resolve(func, scope) if isinstance(func, (ast.Name, ast.Attribute)) else None
         if q:
             if q in SETTERS:
@@ -1092,9 +1254,13 @@ class Analyzer:
             for r in self.ix.call.get(q, ()):
                 if r.get("grad_only") and node.args and self.is_int(node.args[0], scope):
                     continue   # torch.clamp(idx.long(), ...): no gradient to change
-                if self.into.get(id(node)) in (r.get("into") or ()):
-                    continue   # model.load_state_dict(torch.load(p)): a state dict goes in
-                if self.args_match(node, r.get("args") or []) and self.emit_node(r, node, q, scope) and q in INHERITS:
+                flow = None
+                if r.get("into") and self.args_match(node, r.get("args") or []):
+                    flow = self.load_flow(node, r)
+                    if flow[0] is None:   # model.load_state_dict(torch.load(p)): a state dict goes in
+                        self.cleared.append((node.lineno, self.col(node.lineno, node.col_offset), r, flow[1]))
+                        continue
+                if self.args_match(node, r.get("args") or []) and self.emit_node(r, node, q, scope, flow) and q in INHERITS:
                     kw = INHERITS[q][0]
                     c = next((c for c in r.get("args") or [] if c["keyword"] == kw), None)
                     if c and self.arg_state(node, kw, c.get("position"))[0] == "missing":
@@ -1222,11 +1388,14 @@ def analyze(index, text, path, fixing=False):
     return a, None
 
 
-def check_source(index, text, path):
-    """(findings, skip reason) for one file's text."""
+def check_source(index, text, path, cleared=None):
+    """(findings, skip reason) for one file's text; ``cleared`` (a list) gets the (line, column, rule,
+    why) of each load whose value the code shows to be safe (Analyzer.load_flow)."""
     a, reason = analyze(index, text, path)
     if a is None:
         return [], reason
+    if cleared is not None:
+        cleared.extend(a.cleared)
     return sorted(a.findings, key=lambda f: (f[0], f[1], f[2]["id"])), None
 
 
@@ -1389,10 +1558,12 @@ def worded(rules, lang, skipped):
 def finding_dict(rules, path, f, lang, sev, since=None):
     """One finding as the JSON has it; ``since``: the release of a deprecation made at or before
     --from and still in force (``earlier`` and its words), else None."""
-    line, col, r, api, guarded = f
+    line, col, r, api, guarded, flow = f
     early = msg("check.note.earlier", release=since) if since else None
+    why = flow[1] if flow else None
     return {"path": path, "line": line, "column": col, "change": r["change"], "api": api,
-            "severity": "guarded" if guarded else sev, "rule": r["id"], "kind": r["kind"], "title": r["title"][lang],
+            "severity": "guarded" if guarded else flow[0] if flow else sev,
+            "why": say(rules, "en", why) if why else None, "why_text": say(rules, lang, why) if why else None, "rule": r["id"], "kind": r["kind"], "title": r["title"][lang],
             "fix": (r["fix"] or {}).get(lang), "url": r["url"][lang], "guard": say(rules, "en", guard_note(r)) if guarded else None,
             "guard_text": say(rules, lang, guard_note(r)) if guarded else None,
             "earlier": since, "earlier_text": say(rules, lang, early) if early else None}
@@ -1410,7 +1581,7 @@ def one_per_cause(found, src):
     import is the place to change). ``found`` is sorted by line and column; ``src`` the lines."""
     kept, at_line, imported = [], set(), {}
     for f in found:
-        line, _col, r, api, _guarded = f
+        line, _col, r, api, _guarded, _flow = f
         change = r["change"] or r["id"]
         if (line, change) in at_line:
             continue
@@ -1498,10 +1669,11 @@ def quiet_notes(found, text, notes):
     return shown, len(found) - len(shown)
 
 
-def scan(rules, paths, frm, to, lang, notes="some"):
+def scan(rules, paths, frm, to, lang, notes="some", cleared=None):
     """(findings, skipped files, stats) of the code under ``paths`` for an upgrade frm -> to;
     ``notes``: "some" hides the notes whose rule has ``shown_if`` where the file does not show the
-    condition (counted in stats["hidden"]), "all" shows them."""
+    condition (counted in stats["hidden"]), "all" shows them. ``cleared`` (a list) gets, as dicts,
+    the loads that are no finding because the code shows what they load (--explain)."""
     index = Index(rules, frm, to)
     findings, skipped, files, lines, ignored, unread, hidden = [], [], 0, 0, 0, [], 0
     for _path, shown, text, nb, inner in sources(paths, skipped, unread):
@@ -1509,13 +1681,20 @@ def scan(rules, paths, frm, to, lang, notes="some"):
             text = nb.script
         files += 1
         lines += text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        here = [] if cleared is not None else None
         try:
-            found, reason = check_source(index, text, shown)
+            found, reason = check_source(index, text, shown, here)
         except Exception as exc:   # never a traceback: the file is reported as skipped
             found, reason = [], msg("check.skip.checker_error", error="%s: %s" % (exc.__class__.__name__, exc))
         if reason:
             skipped.append({"path": shown, "reason": reason})
         src = source_lines(text)
+        for line, col, r, why in here or ():
+            d = {"path": shown, "line": line, "column": col, "change": r["change"], "rule": r["id"],
+                 "why": say(rules, "en", why), "why_text": say(rules, lang, why)}
+            if nb is not None:
+                d["cell"], d["line"] = nb.cell_of(line)
+            cleared.append(d)
         found, dropped = split_ignored(src, found)
         ignored += len(dropped)
         found = one_per_test_file(one_per_cause(found, src), inner, index.severity)
@@ -1538,13 +1717,13 @@ def scan(rules, paths, frm, to, lang, notes="some"):
 
 
 #: the order of the text report: what breaks leads, the notes follow
-TEXT_ORDER = ("breaks", "deprecated", "deprecated-switch", "behavior", "platform", "guarded")
+TEXT_ORDER = ("breaks", "review", "deprecated", "deprecated-switch", "behavior", "platform", "guarded")
 #: text output says a note of these severities once when it fires GROUP_AT times or more, with its
 #: places listed (up to GROUP_LIST; JSON and SARIF keep every finding)
 GROUPED, GROUP_AT, GROUP_LIST = ("behavior", "guarded", "deprecated", "platform"), 3, 20
 #: --fail-on: the severities that fail the run (exit 2); nothing else does (exit 0)
-FAIL_ON = {"breaks": {"breaks"}, "deprecated": {"breaks", "deprecated", "deprecated-switch"},
-           "any": {"breaks", "behavior", "deprecated", "deprecated-switch", "platform", "guarded"}}
+FAIL_ON = {"breaks": {"breaks"}, "review": {"breaks", "review"}, "deprecated": {"breaks", "review", "deprecated", "deprecated-switch"},
+           "any": {"breaks", "review", "behavior", "deprecated", "deprecated-switch", "platform", "guarded"}}
 
 
 def exit_code(severities, fail_on=None):
@@ -1631,7 +1810,7 @@ def sarif(rules, findings, skipped, frm, to, lang, root="."):
 
 
 #: the workflow command of each severity (GitHub Actions annotations)
-ANNOTATION = {"breaks": "error", "behavior": "warning", "deprecated": "warning", "deprecated-switch": "warning",
+ANNOTATION = {"breaks": "error", "review": "warning", "behavior": "warning", "deprecated": "warning", "deprecated-switch": "warning",
               "platform": "warning", "guarded": "notice"}
 
 
@@ -3413,11 +3592,15 @@ def _parser():
     c.add_argument("--format", default="text", choices=["text", "json", "sarif", "github"],
                    help="github: workflow annotations (::error file=...::), for a repository without code scanning")
     c.add_argument("--fail-on", choices=sorted(FAIL_ON),
-                   help="exit 2 when a finding of this severity or worse remains (deprecated: also deprecated "
-                        "switches; any: every finding), else 0; without it: 2 breaks, 1 other findings, 0 none")
+                   help="exit 2 when a finding of this severity or worse remains (review: also the loads to "
+                        "review; deprecated: also those and deprecated switches; any: every finding), else 0; "
+                        "without it: 2 breaks, 1 other findings, 0 none")
     c.add_argument("--notes", default="some", choices=["some", "all"],
                    help="all: also the notes that are nearly always noise (a clamp's gradient, MPS on macOS, a new "
                         "nccl group) where the file does not show their condition; some (default) counts them")
+    c.add_argument("--explain", action="store_true",
+                   help="also list each torch.load that is no finding because the code shows what it loads "
+                        "(into load_state_dict, read as tensors), and why")
     c.add_argument("--allow-skipped", action="store_true",
                    help="a file that could not be read or parsed does not fail the run (exit 5 otherwise)")
     c.add_argument("--baseline", metavar="FILE",
@@ -3487,7 +3670,8 @@ def main_code(args, rules, parser, out):
         code = main_fix(args, rules, frm, to, why, out)
         if code is not None:
             return code
-    findings, skipped, stats = scan(rules, args.paths, frm, to, args.lang, args.notes)
+    cleared = [] if args.explain else None
+    findings, skipped, stats = scan(rules, args.paths, frm, to, args.lang, args.notes, cleared)
     if args.baseline:
         before = len(findings)
         findings = drop_baseline(findings, read_baseline(args.baseline, parser))
@@ -3501,7 +3685,8 @@ def main_code(args, rules, parser, out):
     if args.format == "json":
         out.write(json.dumps({"schema_version": SCHEMA_VERSION, "from": frm, "to": to, "from_reason": say(rules, "en", why),
                               "from_reason_text": say(rules, args.lang, why),
-                              "findings": findings, "skipped": skipped, "stats": stats},
+                              "findings": findings, "skipped": skipped, "stats": stats,
+                              **({"cleared": cleared} if cleared is not None else {})},
                              ensure_ascii=False, indent=1) + "\n")
     elif args.format == "sarif":
         root = args.paths[0] if os.path.isdir(args.paths[0]) else (os.path.dirname(args.paths[0]) or ".")
@@ -3509,13 +3694,14 @@ def main_code(args, rules, parser, out):
     elif args.format == "github":
         out.write(annotations(findings, skipped, incomplete))
     else:
-        code_text(rules, args.lang, out, frm, to, why, findings, skipped, stats, len(incomplete))
+        code_text(rules, args.lang, out, frm, to, why, findings, skipped, stats, len(incomplete), cleared)
     return code
 
 
-def code_text(rules, lang, out, frm, to, why, findings, skipped, stats, incomplete):
+def code_text(rules, lang, out, frm, to, why, findings, skipped, stats, incomplete, cleared=None):
     """The text report of ``code``: a header, each finding (a note that fires often, once with its
-    places), the skipped files and a summary, worded in ``lang``."""
+    places), the skipped files and a summary, worded in ``lang``; with ``cleared`` (--explain), the
+    loads that are no finding and why."""
     def t(key, **values):
         return say(rules, lang, msg(key, **values))
     out.write(header_text(rules, lang, frm, to, why) + "\n")
@@ -3537,6 +3723,10 @@ def code_text(rules, lang, out, frm, to, why, findings, skipped, stats, incomple
             more = [place(g) for g in group[1:]]
             out.write("    %s\n" % t("check.cli.more_places", n=len(more),
                                      places=", ".join(more[:GROUP_LIST]) + (", ..." if len(more) > GROUP_LIST else "")))
+        if f.get("why_text"):
+            out.write("    %s\n" % f["why_text"])
+        if f["severity"] == "review":
+            out.write("    %s\n" % t("check.load.settle"))
         if f.get("earlier"):
             out.write("    %s\n" % f["earlier_text"])
         if f["guard"]:
@@ -3544,6 +3734,8 @@ def code_text(rules, lang, out, frm, to, why, findings, skipped, stats, incomple
         elif f["fix"]:
             out.write("    %s\n" % f["fix"])
         out.write("    %s\n" % f["url"])
+    for c in cleared or ():
+        out.write(t("check.cli.cleared", place=place(c), why=c["why_text"]) + "\n")
     for s in skipped:
         out.write(t("check.cli.skipped", path=s["path"], reason=s["reason_text"]) + "\n")
     counts = {}
