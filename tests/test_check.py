@@ -1455,3 +1455,20 @@ def test_review_is_its_own_level_in_every_output(rules_file, tmp_path):
     assert [(r["level"], r["properties"]["severity"]) for r in s["runs"][0]["results"]] == [("warning", "review")]
     gh = run_cli("--rules", rules_file, "code", "--from", "2.5", "--to", "2.6", "--format", "github", str(p)).stdout
     assert gh.startswith("::warning ") and "(review)" in gh
+
+
+def test_text_report_says_each_change_once_with_every_place_that_breaks(rules_file, tmp_path):
+    """Issue 42: the text report of a large project fits on a screen or two: a change found in three
+    places or more is said once (title, fix, link), and every place of what breaks or is to review
+    is listed, each load with its own why; the hint to settle a review is said once."""
+    loads = "".join("def f%d(p):\n    return torch.load(p)\n" % i for i in range(3))
+    qrs = "".join("torch.qr(a%d)\n" % i for i in range(25))
+    p = tmp_path / "many.py"
+    p.write_text("import torch\n" + loads + qrs, encoding="utf-8")
+    out = run_cli("--rules", rules_file, "code", "--from", "2.5", "--to", "2.15", str(p)).stdout
+    assert out.count("[26-load-weights-only-default]") == 1 and out.count("/changes/26-load-weights-only-default/") == 1
+    assert out.count("what it loads is returned") == 3 and out.count("atlas_check.py ckpt FILE") == 1
+    assert ":5:12: what it loads is returned (line 5)" in out and ":7:12: what it loads is returned (line 7)" in out
+    qr = [line for line in out.splitlines() if "more places" in line]
+    assert len(qr) == 1 and qr[0].count("many.py:") == 24 and "..." not in qr[0]   # every place that breaks
+    assert "(25 breaks, 3 review)" in out

@@ -1718,9 +1718,11 @@ def scan(rules, paths, frm, to, lang, notes="some", cleared=None):
 
 #: the order of the text report: what breaks leads, the notes follow
 TEXT_ORDER = ("breaks", "review", "deprecated", "deprecated-switch", "behavior", "platform", "guarded")
-#: text output says a note of these severities once when it fires GROUP_AT times or more, with its
-#: places listed (up to GROUP_LIST; JSON and SARIF keep every finding)
-GROUPED, GROUP_AT, GROUP_LIST = ("behavior", "guarded", "deprecated", "platform"), 3, 20
+#: text output says a change once when it fires GROUP_AT times or more at one severity, with its places
+#: listed (a note's up to GROUP_LIST; every place of what breaks or is to review, each with its why
+#: when it has one; JSON and SARIF keep every finding)
+GROUPED, GROUP_AT, GROUP_LIST = ("breaks", "review", "behavior", "guarded", "deprecated", "platform"), 3, 20
+EVERY_PLACE = ("breaks", "review")
 #: --fail-on: the severities that fail the run (exit 2); nothing else does (exit 0)
 FAIL_ON = {"breaks": {"breaks"}, "review": {"breaks", "review"}, "deprecated": {"breaks", "review", "deprecated", "deprecated-switch"},
            "any": {"breaks", "review", "behavior", "deprecated", "deprecated-switch", "platform", "guarded"}}
@@ -3709,7 +3711,7 @@ def code_text(rules, lang, out, frm, to, why, findings, skipped, stats, incomple
         out.write(t("check.cli.nothing", old=frm, new=to) + "\n")
     # what breaks first, then what is deprecated, then the notes (each in file order)
     findings = sorted(findings, key=lambda f: TEXT_ORDER.index(f["severity"]) if f["severity"] in TEXT_ORDER else len(TEXT_ORDER))
-    groups = {}   # by change, so torch.clamp, .clamp() and .clamp_() are one note
+    groups, settle = {}, False   # by change, so torch.clamp, .clamp() and .clamp_() are one note
     for f in findings:
         if f["severity"] in GROUPED:
             groups.setdefault((f["change"] or f["rule"], f["severity"]), []).append(f)
@@ -3719,13 +3721,19 @@ def code_text(rules, lang, out, frm, to, why, findings, skipped, stats, incomple
             continue   # said once, at the first place, with the others listed
         out.write(t("check.cli.finding", place=place(f), severity=msg("check.cli.sev." + f["severity"]), title=f["title"],
                     id=f["change"] or f["api"]) + "\n")
-        if len(group) >= GROUP_AT:
+        grouped = len(group) >= GROUP_AT
+        if grouped and not any(g.get("why_text") for g in group):
             more = [place(g) for g in group[1:]]
+            cap = len(more) if f["severity"] in EVERY_PLACE else GROUP_LIST
             out.write("    %s\n" % t("check.cli.more_places", n=len(more),
-                                     places=", ".join(more[:GROUP_LIST]) + (", ..." if len(more) > GROUP_LIST else "")))
+                                     places=", ".join(more[:cap]) + (", ..." if len(more) > cap else "")))
         if f.get("why_text"):
             out.write("    %s\n" % f["why_text"])
-        if f["severity"] == "review":
+        if grouped and any(g.get("why_text") for g in group):   # each other place on its line, with its why
+            for g in group[1:]:
+                out.write("    %s\n" % t("check.cli.place_why", place=place(g), why=g.get("why_text") or ""))
+        if f["severity"] == "review" and not settle:   # how to settle a load to review: said once
+            settle = True
             out.write("    %s\n" % t("check.load.settle"))
         if f.get("earlier"):
             out.write("    %s\n" % f["earlier_text"])
