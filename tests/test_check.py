@@ -1461,8 +1461,8 @@ def test_text_report_says_each_change_once_with_every_place_that_breaks(rules_fi
     """Issue 42: the text report of a large project fits on a screen or two: a change found in three
     places or more is said once (title, fix, link), and every place of what breaks or is to review
     is listed, each load with its own why; the hint to settle a review is said once."""
-    loads = "".join("def f%d(p):\n    return torch.load(p)\n" % i for i in range(3))
-    qrs = "".join("torch.qr(a%d)\n" % i for i in range(25))
+    loads = "".join(f"def f{i}(p):\n    return torch.load(p)\n" for i in range(3))
+    qrs = "".join(f"torch.qr(a{i})\n" for i in range(25))
     p = tmp_path / "many.py"
     p.write_text("import torch\n" + loads + qrs, encoding="utf-8")
     out = run_cli("--rules", rules_file, "code", "--from", "2.5", "--to", "2.15", str(p)).stdout
