@@ -905,7 +905,7 @@ GUARDS = (
     "if not TORCH_GE_214:\n"
     "    torch.qr(B)\n"                                          # 12: guarded (a module-level version constant)
     "elif x:\n"
-    "    torch.qr(D)\n"                                          # 14: guarded (an elif of a guard)
+    "    torch.qr(D)\n"                                          # 14: guarded (the branch written for 2.14 and later)
     "try:\n"
     "    torch.qr(C)\n"                                          # 16: breaks (ValueError is no guard)
     "except ValueError:\n"
@@ -940,7 +940,7 @@ GUARDS2 = (
     "    state = torch.load(p)\n"                                 # 7: guarded (the fallback for torch without weights_only)
     "if 'weights_only' in inspect.signature(torch.load).parameters:\n"
     "    torch.qr(A)\n"                                           # 9: guarded (a signature probe)
-    "x = torch.qr(B) if TORCH_GE_2_14 else torch.linalg.qr(B)\n"    # 10: guarded (a conditional expression on a version)
+    "x = torch.linalg.qr(B) if TORCH_GE_2_14 else torch.qr(B)\n"    # 10: guarded (the old arm of a version test)
     "y = torch.qr(C) if use_qr else None\n"                        # 11: breaks (no version in the test)
     "@pytest.mark.skipif(torch.__version__ < '2.14', reason='old')\n"
     "def test_qr():\n"
@@ -1472,3 +1472,43 @@ def test_text_report_says_each_change_once_with_every_place_that_breaks(rules_fi
     qr = [line for line in out.splitlines() if "more places" in line]
     assert len(qr) == 1 and qr[0].count("many.py:") == 24 and "..." not in qr[0]   # every place that breaks
     assert "(25 breaks, 3 review)" in out
+
+
+#: a version test that says which way it points and names its release: the branch for older releases is
+#: a compat guard; the branch for newer ones is one only for changes up to that release (written for
+#: them), and never for a deprecation still in force, which runs on the release you move to
+DIRECTED = (
+    "import torch\n"
+    "from packaging import version\n"
+    "_TORCH_GREATER_EQUAL_2_4 = version.parse(torch.__version__) >= version.parse('2.4')\n"
+    "TORCH_LT_2_4 = not _TORCH_GREATER_EQUAL_2_4\n"
+    "if _TORCH_GREATER_EQUAL_2_4:\n"
+    "    from torch.distributed._tensor import DTensor\n"          # 6: deprecated (runs on 2.15)
+    "else:\n"
+    "    scaler = torch.cuda.amp.GradScaler()\n"                    # 8: guarded
+    "if TORCH_LT_2_4:\n"
+    "    scaler = torch.cuda.amp.GradScaler()\n"                    # 10: guarded
+    "else:\n"
+    "    from torch.distributed._tensor import Shard\n"            # 12: deprecated
+    "s = torch.amp.GradScaler('cuda') if _TORCH_GREATER_EQUAL_2_4 else torch.cuda.amp.GradScaler()\n"   # 13: guarded
+    "k = torch.backends.cuda.sdp_kernel() if _TORCH_GREATER_EQUAL_2_4 else None\n"                      # 14: deprecated (2.3, in force)
+    "if hasattr(torch, 'compile'):\n"
+    "    torch.cuda.amp.autocast()\n"                               # 16: guarded (a probe says no direction)
+    "if version.parse(torch.__version__) >= version.parse('2.0.0'):\n"
+    "    from torch.backends.cuda import sdp_kernel\n"              # 18: deprecated
+    "if torch.__version__ < '2.7':\n"
+    "    x = ref.new_tensor(v, device=ref.device)\n"                # 20: guarded
+    "else:\n"
+    "    x = ref.new_tensor(v)\n"                                   # 22: guarded (written for 2.7, the change's release)
+    "if TORCH_VERSION >= (2, 6):\n"
+    "    x = ref.new_tensor(v)\n")                                  # 24: behavior (written for 2.6, before the change)
+
+
+def test_the_branch_a_version_test_takes_on_the_new_release_is_no_guard(rules, tmp_path):
+    """Set A of issue 42: `if _TORCH_GREATER_EQUAL_2_4: from torch.distributed._tensor import DTensor`
+    runs on 2.15, so it is reported, not called a branch that can go; the else is the fallback."""
+    findings, _ = scan_text(rules, tmp_path, DIRECTED, frm="2.3", to="2.15")
+    got = sorted((f["line"], f["severity"]) for f in findings)
+    assert got == [(6, "deprecated"), (8, "guarded"), (10, "guarded"), (12, "deprecated"), (13, "guarded"),
+                   (14, "deprecated"), (16, "guarded"), (18, "deprecated"), (20, "guarded"), (22, "guarded"),
+                   (24, "behavior")], got

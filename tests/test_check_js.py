@@ -124,10 +124,10 @@ def test_earlier_deprecations_and_one_finding_per_cause_parity(rules, tmp_path):
 
 
 def test_edge_case_parity(rules, tmp_path):
-    from test_check import CLAMP_INT, EARLY_EXITS, GUARDS, GUARDS2, MATCH_AS_TORCH, NEW_GROUP
+    from test_check import CLAMP_INT, DIRECTED, EARLY_EXITS, GUARDS, GUARDS2, MATCH_AS_TORCH, NEW_GROUP
 
     EDGE["guards.py"], EDGE["as_torch.py"], EDGE["guards2.py"] = GUARDS, MATCH_AS_TORCH, GUARDS2
-    EDGE["early_exits.py"] = EARLY_EXITS
+    EDGE["early_exits.py"], EDGE["directed.py"] = EARLY_EXITS, DIRECTED
     EDGE.update({"new_group_" + k: v for k, v in NEW_GROUP.items()}, **{"clamp_int.py": CLAMP_INT})
     jobs = []
     for name, src in EDGE.items():

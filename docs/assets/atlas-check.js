@@ -94,6 +94,7 @@
 
   function Index(rules, frm, to) {
     var ix = this;
+    ix.to = to;
     ix.name = []; ix.call = {}; ix.param = {}; ix.isinst = {}; ix.method = {}; ix.keyword = {}; ix.key = {};
     ix.strings = []; ix.env = []; ix.reload = []; ix.severity = {}; ix.earlier = {};
     var words = {};
@@ -446,7 +447,7 @@
   ["long", "int", "short", "byte", "char", "bool", "argmax", "argmin", "argsort", "nonzero"].forEach(function (m) { INT_METHODS[m] = 1; });
   ["argmax", "argmin", "argsort", "nonzero", "randint", "randint_like", "randperm", "bucketize", "searchsorted", "multinomial",
    "count_nonzero"].forEach(function (f) { INT_FUNCS["torch." + f] = 1; });
-  function Analyzer(ix) { this.ix = ix; this.cleared = []; this.tree = null; this.flat = null; this.cur = null; this.findings = []; this.seen = {}; this.inExcept = 0; this.guard = 0; this.guardNames = {}; this.noGrad = 0; this.inits = []; this.pending = []; this.fixing = false; this.sites = []; this.inF = 0; }
+  function Analyzer(ix) { this.ix = ix; this.cleared = []; this.tree = null; this.flat = null; this.cur = null; this.findings = []; this.seen = {}; this.inExcept = 0; this.guard = 0; this.newer = []; this.guardNames = {}; this.noGrad = 0; this.inits = []; this.pending = []; this.fixing = false; this.sites = []; this.inF = 0; }
   var A = Analyzer.prototype;
 
   A.emit = function (rule, tok, api, flow) {
@@ -454,8 +455,24 @@
     var key = tok.line + ":" + tok.col + ":" + rule.id;
     if (this.seen[key]) return false;
     this.seen[key] = 1;
-    this.findings.push([tok.line, tok.col, rule, api, this.guard > 0 || !!tok.ifGuard, flow || null]);
+    this.findings.push([tok.line, tok.col, rule, api, this.guardsRule(rule, tok), flow || null]);
     return true;
+  };
+  // Analyzer.guards_rule: a branch for older releases, or the newer branch of a version test that names the
+  // change's release or a later one
+  A.guardsRule = function (rule, tok) {
+    if (this.guard > 0 || tok.ifGuard) return true;
+    var newer = tok.ifNewer ? this.newer.concat([tok.ifNewer]) : this.newer;
+    if (!newer.length || IN_FORCE.indexOf(this.ix.severity[rule.id]) >= 0) return false;
+    var r = rule.removed_in && vcmp(rule.removed_in, this.ix.to) <= 0 ? rule.removed_in : rule.introduced_in;
+    return newer.some(function (t) { return vcmp(t, r) >= 0; });
+  };
+  // [guard of the body, of the else, newer release of the body, of the else] of an if on toks (Analyzer.branches)
+  A.branches = function (toks, scope) {
+    if (!this.isGuardTest(toks, scope)) return [0, 0, null, null];
+    var ge = this.mixedAnd(toks, scope) ? 0 : 1, d = versionDirection(toks), t = d === null ? null : versionThreshold(toks);
+    if (t === null) return [1, ge, null, null];
+    return d ? [0, ge, t, null] : [1, 0, null, ge ? t : null];
   };
   A.settle = function () {   // Analyzer.settle: findings whose backend is inherited, after the walk
     var self = this, drop = {};
@@ -584,6 +601,24 @@
     if (!name || !isVersionName(name)) return null;
     var low = name.toLowerCase();
     return NEWER.test(low) ? true : OLDER.test(low) ? false : null;
+  }
+  // the torch release (X.Y) a version test names, when it names exactly one (atlas_check.version_threshold)
+  function versionThreshold(toks) {
+    var found = {};
+    toks.forEach(function (x, k) {
+      var m = null;
+      if (x.t === "STR" && !x.f && typeof x.v === "string") m = /^v?([12])\.(\d+)/.exec(x.v);
+      else if (x.t === "NAME" && isVersionName(x.v)) {
+        m = /(?<![0-9])([12])_(\d{1,2})(?![0-9])|(?<![0-9])([12])(\d{1,2})$/.exec(x.v);
+        if (m) m = [m[0], m[1] || m[3], m[2] || m[4]];
+      } else if (x.t === "OP" && x.v === "(" && !calls(toks[k - 1]) && toks[k + 1] && toks[k + 1].t === "NUM" && /^[12]$/.test(toks[k + 1].v) &&
+                 isOp(toks[k + 2], ",") && toks[k + 3] && toks[k + 3].t === "NUM" && /^\d+$/.test(toks[k + 3].v)) {
+        m = [null, toks[k + 1].v, toks[k + 3].v];
+      }
+      if (m) found[parseInt(m[1], 10) + "." + parseInt(m[2], 10)] = 1;
+    });
+    var keys = Object.keys(found);
+    return keys.length === 1 ? keys[0] : null;
   }
   function isVersionName(n) {   // atlas_check.is_version_name
     var low = n.toLowerCase();
@@ -815,7 +850,13 @@
         else if ((q === ")" || q === "]" || q === "}") && d) d--;
         else if (!d && ((STOP[q] && q !== "=" && q !== ":") || (toks[e + 1].t === "NAME" && toks[e + 1].v === "for"))) break;
       }
-      for (k = a; k <= e; k++) toks[k].ifGuard = true;
+      var br = this.branches(toks.slice(i + 1, j), scope);   // as an if's branches, with both arms a fallback
+      if (br[2] === null && br[3] === null) br[1] = 1;
+      for (k = a; k <= e; k++) {
+        var part = k < i ? 0 : k > j ? 1 : -1;   // the body, the else arm, the test
+        if (part < 0 || br[part]) toks[k].ifGuard = true;
+        else if (br[part + 2]) toks[k].ifNewer = br[part + 2];
+      }
     }
   };
   A.expr = function (toks, scope, shadowAt, base) {
@@ -1373,9 +1414,10 @@
 
   // a statement inside a compat guard: an except or else of a guard (marked by the try or if before it)
   A.stmt = function (nodes, idx, scope) {
-    var g = nodes[idx].guarded ? 1 : 0;
+    var g = nodes[idx].guarded ? 1 : 0, newer = nodes[idx].newer || null;
     this.guard += g;
-    try { this.stmt1(nodes, idx, scope); } finally { this.guard -= g; }
+    if (newer) this.newer.push(newer);
+    try { this.stmt1(nodes, idx, scope); } finally { this.guard -= g; if (newer) this.newer.pop(); }
   };
   // the except / elif / else nodes that follow nodes[idx] (a try or an if), up to the next other statement
   function clauses(nodes, idx, words) {
@@ -1496,10 +1538,15 @@
     }
     if (v === "else" || v === "finally") { this.body(node.body, scope); return; }
     if (v === "if" || v === "elif") {
-      var ig = this.isGuardTest(t.slice(1), scope) ? 1 : 0;   // the test, the body and every elif / else after it
-      if (ig && !this.mixedAnd(t.slice(1), scope)) clauses(nodes, idx, ["elif", "else"]).forEach(function (n) { n.guarded = true; });
+      // the test, and the branches that run on older releases only (Analyzer.stmt): the body unless the test
+      // is true on newer releases, every elif / else after it unless the test is true on older ones
+      var ig = this.isGuardTest(t.slice(1), scope) ? 1 : 0, br = ig ? this.branches(t.slice(1), scope) : [0, 0, null, null];
+      clauses(nodes, idx, ["elif", "else"]).forEach(function (n) { if (br[1]) n.guarded = true; if (br[3]) n.newer = br[3]; });
       this.guard += ig;
-      try { this.expr(t.slice(1), scope); this.body(node.body, scope); } finally { this.guard -= ig; }
+      try { this.expr(t.slice(1), scope); } finally { this.guard -= ig; }
+      this.guard += br[0];
+      if (br[2]) this.newer.push(br[2]);
+      try { this.body(node.body, scope); } finally { this.guard -= br[0]; if (br[2]) this.newer.pop(); }
       return;
     }
     if (v === "while") { this.expr(t.slice(1), scope); this.body(node.body, scope); return; }

@@ -133,6 +133,31 @@ def version_direction(test):
     return True if _NEWER.search(low) else False if _OLDER.search(low) else None
 
 
+_VERSION_STR = re.compile(r"^v?([12])\.(\d+)")
+_VERSION_IN_NAME = re.compile(r"(?<![0-9])([12])_(\d{1,2})(?![0-9])|(?<![0-9])([12])(\d{1,2})$")
+
+
+def version_threshold(test):
+    """The torch release (X.Y) a version test names, when it names exactly one: a string ("2.7",
+    "2.4.0"), a tuple (2, 4) or a version name's digits (_TORCH_GREATER_EQUAL_2_4, TORCH_GE_214,
+    WITH_PT24); else None. A branch written for that release or later knows the changes up to it."""
+    found = set()
+    for n in ast.walk(test):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            m = _VERSION_STR.match(n.value)
+            if m:
+                found.add((int(m[1]), int(m[2])))
+        elif (isinstance(n, ast.Tuple) and len(n.elts) >= 2 and all(isinstance(e, ast.Constant) and type(e.value) is int
+                                                                   for e in n.elts[:2]) and n.elts[0].value in (1, 2)):
+            found.add((n.elts[0].value, n.elts[1].value))
+        elif isinstance(n, (ast.Name, ast.Attribute)):
+            name = n.id if isinstance(n, ast.Name) else n.attr
+            m = _VERSION_IN_NAME.search(name) if is_version_name(name) else None
+            if m:
+                found.add((int(m[1] or m[3]), int(m[2] or m[4])))
+    return "%d.%d" % found.pop() if len(found) == 1 else None
+
+
 def is_version_name(name):
     """A name that says a torch version: version (packaging's), __version__, or one that names both
     torch and version (TORCH_VERSION, is_torch_version) or a comparison (_TORCH_GREATER_EQUAL_2_4,
@@ -272,6 +297,13 @@ def earlier_deprecation(rule, frm, to):
             and not (rule.get("removed_in") and k(rule["removed_in"]) <= k(to)))
 
 
+def rule_release(rule, to):
+    """The release whose change a use of ``rule`` meets on the way to ``to``: its removal when that is
+    reached, else the release that introduced it."""
+    gone = rule.get("removed_in")
+    return gone if gone and vkey(gone) <= vkey(to) else rule["introduced_in"]
+
+
 def rule_severity(rule, frm, to):
     """The rule's severity for an upgrade from -> to, or None when it does not apply (also when
     the installed release ``to`` has the name or keyword back: ``back_in``). A deprecation made at
@@ -349,6 +381,7 @@ class Index:
     """The applicable rules, keyed the way the engine looks them up."""
 
     def __init__(self, rules, frm, to):
+        self.to = to
         self.name, self.call, self.param, self.isinst = [], {}, {}, {}
         self.method, self.keyword, self.key, self.strings, self.env, self.reload = {}, {}, {}, [], [], []
         self.severity, self.earlier = {}, {}
@@ -504,6 +537,7 @@ class Analyzer:
         self.seen = set()
         self.in_except = 0
         self.guard = 0        # inside a compat guard (GUARD_EXCEPTIONS, GUARD_NAMES)
+        self.newer = []       # the releases of the version tests whose newer branch this is (guards_rule)
         self.no_grad = 0      # inside `with torch.no_grad():` or a function decorated with it (NO_GRAD)
         self.guard_names = set()   # module-level constants assigned a guard test
         self.at = None        # (line, byte col) of the f-string being looked into
@@ -536,10 +570,36 @@ class Analyzer:
         if key in self.seen:
             return False
         self.seen.add(key)
-        self.findings.append((line, col, rule, api, self.guard > 0, flow))
+        self.findings.append((line, col, rule, api, self.guards_rule(rule), flow))
         return True
 
     # --- compat guards ---
+    def guards_rule(self, rule):
+        """Whether a use of ``rule`` here is in a compat guard: a branch for older releases, or the
+        newer branch of a version test that names the change's release or a later one (written for
+        it: ``if torch.__version__ < "2.7": ... else: <the 2.7 way>``). A deprecation still in force
+        is reported in a newer branch whatever it names: that branch runs on the release you move to."""
+        if self.guard > 0:
+            return True
+        if not self.newer or self.ix.severity.get(rule["id"]) in IN_FORCE:
+            return False
+        r = rule_release(rule, self.ix.to)
+        return any(vkey(t) >= vkey(r) for t in self.newer)
+
+    def branches(self, test, scope):
+        """(guard of the body, of the else, newer release of the body, of the else) of an if on ``test``:
+        a guard's body and else both guard unless the test points one way and names its release
+        (version_direction, version_threshold); then the branch newer releases take knows the changes
+        up to that release, and only the other one is a fallback."""
+        if not self.is_guard_test(test, scope):
+            return 0, 0, None, None
+        ge = 0 if self.mixed_and(test, scope) else 1
+        d = version_direction(test)
+        t = version_threshold(test) if d is not None else None
+        if t is None:
+            return 1, ge, None, None
+        return (0, ge, t, None) if d else (1, 0, None, t if ge else None)
+
     def is_guard_test(self, node, scope):
         for n in ast.walk(node):
             if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in GUARD_NAMES and n.args
@@ -620,7 +680,7 @@ class Analyzer:
         self.sites.append({"finding": self.findings[-1], "rule": rule, "api": api, "node": node,
                            "call": call or self.calls.get(id(node)),
                            "deco": id(node) in self.decos, "chain": chain, "origin": origin,
-                           "guard": self.guard > 0, "fstring": self.at is not None,
+                           "guard": self.findings[-1][4], "fstring": self.at is not None,
                            "q": self.resolve(node, scope) if scope is not None else None,
                            "torch": scope is not None and self.lookup("torch", scope) == "torch"})
 
@@ -871,14 +931,20 @@ class Analyzer:
             self.body(st.orelse, scope)
             self.body(st.finalbody, scope)
         elif t in (ast.If, ast.While):
-            g = 1 if t is ast.If and self.is_guard_test(st.test, scope) else 0   # the test, the body and every else
-            ge = g if not self.mixed_and(st.test, scope) else 0
+            # a guard's test, and the branches that run on older releases only: both, unless the test
+            # says which way it points (version_direction): `if TORCH_GE_2_4:` runs its body on the
+            # release you move to, so only its else is the fallback
+            g = 1 if t is ast.If and self.is_guard_test(st.test, scope) else 0
+            gb, ge, nb, ne = self.branches(st.test, scope) if g else (0, 0, None, None)
             self.guard += g
             self.expr(st.test, scope)
-            self.body(st.body, scope)
-            self.guard += ge - g
-            self.body(st.orelse, scope)
-            self.guard -= ge
+            self.guard -= g
+            for part, gp, newer in ((st.body, gb, nb), (st.orelse, ge, ne)):
+                self.guard += gp
+                self.newer += [newer] if newer else []
+                self.body(part, scope)
+                self.newer = self.newer[:-1] if newer else self.newer
+                self.guard -= gp
         elif t is ast.Delete:
             for target in st.targets:
                 if isinstance(target, ast.Subscript):
@@ -950,10 +1016,14 @@ class Analyzer:
         elif t is ast.JoinedStr:
             self.fstring(node, scope)
         elif t is ast.IfExp and self.is_guard_test(node.test, scope):   # new_form if TORCH_GE_2_4 else old_form
-            self.guard += 1
-            for child in (node.test, node.body, node.orelse):
+            gb, ge, nb, ne = self.branches(node.test, scope)   # as an if's branches, with both arms a fallback
+            ge = 1 if nb is None and ne is None else ge
+            for child, g, newer in ((node.test, 1, None), (node.body, gb, nb), (node.orelse, ge, ne)):
+                self.guard += g
+                self.newer += [newer] if newer else []
                 self.expr(child, scope)
-            self.guard -= 1
+                self.newer = self.newer[:-1] if newer else self.newer
+                self.guard -= g
         elif t is ast.Compare:
             self.compare(node, scope)
             self.expr(node.left, scope)
