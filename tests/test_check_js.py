@@ -429,3 +429,23 @@ def test_a_load_is_judged_by_what_the_code_does_with_its_value_in_both_engines(r
             assert cleared[1]["why"].startswith("line 5 passes it to .load_state_dict()")
         else:   # a subscript or a keyword into load_state_dict is a state dict too; a bare function is not a method
             assert [(f["line"], f["severity"]) for f in py] == [(9, "review"), (10, "review")]
+
+
+#: a package list written with colons: Lightning's environment report and a list typed into an issue
+COLON_LISTS = ("* Lightning:\n        - lightning:         2.0.4\n        - torch:             2.0.0\n"
+               "        - torchvision:       0.15.1\n* System:\n        - OS:                Linux\n",
+               "CUDA: 12.0.1\ntorch : 2.2.1\ntransformers: 4.38.2\nvllm: 0.3.2\nPython version: 3.10.12\n")
+
+
+def test_packages_written_with_colons_are_read_in_both_engines(rules):
+    """Issue 41 (the two freeze2 pastes the first run missed): "- torchvision: 0.15.1" and "vllm: 0.3.2"
+    name installed packages; "OS: Linux", "CUDA: 12.0.1" and "Python version: ..." name none of them."""
+    js = ev.run_js({"rules": rules, "env": [{"text": t, "to": "2.9"} for t in COLON_LISTS]})["env"]
+    for t, j in zip(COLON_LISTS, js):
+        assert ac.check_companions(rules, ac.parse_env(t), "2.9", "en") == j["companions"]
+    assert {k: v for k, v in ac.installed_packages(COLON_LISTS[0]).items() if k in ("torchvision", "lightning", "os")} == {
+        "torchvision": "0.15.1", "lightning": "2.0.4"}
+    got = ac.installed_packages(COLON_LISTS[1])
+    assert got.get("vllm") == "0.3.2" and got.get("torch") == "2.2.1" and "python" not in got
+    assert {i["package"] for i in js[0]["companions"]["items"]} >= {"torchvision"}
+    assert "vllm" in {i["package"] for i in js[1]["companions"]["items"]}

@@ -2541,11 +2541,13 @@
   // the packages a paste pins or lists (atlas_check.installed_packages): {canonical name: version without its local part}
   var PKG_PIN = /^(?:\[(?:pip3?|conda)\][ \t]+)?([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]*==[ \t]*(\d[^\s;#,]*)/gm;
   var VLLM_ENV = /^vLLM Version[ \t]*:[ \t]*v?(\d+\.\d+[^\s(]*)/m;
+  // a package named with a colon on a line of its own: Lightning's environment report, "torch : 2.2.1" (atlas_check._PKG_COLON)
+  var PKG_COLON = /^[ \t]*(?:[-*][ \t]+)?([A-Za-z][A-Za-z0-9._-]*)[ \t]*:[ \t]*v?(\d+\.\d+[^\s,;]*)[ \t]*$/gm;
   var PKG_LIST = /^(?:\[(?:pip3?|conda)\][ \t]+)?([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]+(\d+\.\d+[^\s]*)(?:[ \t].*)?$/gm;
   function canonical(name) { return name.replace(/[-_.]+/g, "-").toLowerCase(); }
   function installedPackages(text) {
     var out = {};
-    [PKG_PIN, PKG_LIST].forEach(function (rx) {
+    [PKG_PIN, PKG_LIST, PKG_COLON].forEach(function (rx) {
       all(rx, text).forEach(function (m) { var k = canonical(m[1]); if (!hasOwn(out, k)) out[k] = m[2].split("+")[0]; });
     });
     var v = VLLM_ENV.exec(text);   // vLLM's own collect_env names its version on a line of its own

@@ -2720,6 +2720,9 @@ def parse_env(text):
 _PKG_PIN = re.compile(r"^(?:\[(?:pip3?|conda)\][ \t]+)?([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]*==[ \t]*(\d[^\s;#,]*)", re.M)
 _VLLM_ENV = re.compile(r"^vLLM Version[ \t]*:[ \t]*v?(\d+\.\d+[^\s(]*)", re.M)
 _PKG_LIST = re.compile(r"^(?:\[(?:pip3?|conda)\][ \t]+)?([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]+(\d+\.\d+[^\s]*)(?:[ \t].*)?$", re.M)
+#: a package named with a colon on a line of its own: Lightning's environment report ("  - torchvision:
+#: 0.15.1"), and the "torch : 2.2.1" lists people type into issues
+_PKG_COLON = re.compile(r"^[ \t]*(?:[-*][ \t]+)?([A-Za-z][A-Za-z0-9._-]*)[ \t]*:[ \t]*v?(\d+\.\d+[^\s,;]*)[ \t]*$", re.M)
 
 
 def canonical(name):
@@ -2730,7 +2733,7 @@ def canonical(name):
 def installed_packages(text):
     """{canonical name: version (its local part, +cu121, taken off)} of the packages a paste pins or lists."""
     out = {}
-    for rx in (_PKG_PIN, _PKG_LIST):
+    for rx in (_PKG_PIN, _PKG_LIST, _PKG_COLON):
         for name, version in rx.findall(text):
             out.setdefault(canonical(name), version.split("+")[0])
     m = _VLLM_ENV.search(text)   # vLLM's own collect_env names its version on a line of its own
