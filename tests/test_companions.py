@@ -136,6 +136,24 @@ def test_declared_none_is_corrected_with_its_source(atlas):
     assert ao.basis == "code" and "min_torch_version" in ao.cite and ao.torch == ">=2.11.0"
 
 
+def test_a_range_the_proofs_contradict_is_corrected_from_the_proof_lock(raw, atlas):
+    """torchaudio 2.11.1 declares torch>=2.11, but `atlas prove` could not load it beside torch 2.11.0 or
+    2.12.1 (it loads beside 2.13.0-2.15.0): the correction cites that proof lock, whose recorded error
+    must occur in its quote; a quote that no outcome there records is an error naming the field."""
+    row = _row(atlas, "torchaudio", "2.11.1")
+    assert row.declared == ["torch>=2.11"] and row.basis == "corrected" and row.torch == ">=2.13"
+    assert "libtorchaudio.so" in row.cite and row.url == "data/evidence/proofs-2.11.0.json"
+    assert pairing.admits(row.torch, "2.13.0") and not pairing.admits(row.torch, "2.12.1")
+    bad = copy.deepcopy(raw)
+    facts = copy.deepcopy(raw.companions[1])
+    i = next(i for i, c in enumerate(facts["corrections"]) if c["version"] == "2.11.1")
+    facts["corrections"][i]["quote"] = "torch 2.11.0 + torchaudio==2.11.1: it does not load"
+    bad.companions = (raw.companions[0], facts)
+    with pytest.raises(DataError) as exc:
+        validate(bad, judge_proofs=False)
+    assert any(f"corrections.{i}.quote" in p and "proofs-2.11.0.json" in p for p in exc.value.problems)
+
+
 def test_a_correction_that_no_longer_matches_the_lock_is_an_error(raw):
     bad = copy.deepcopy(raw)
     facts = copy.deepcopy(raw.companions[1])

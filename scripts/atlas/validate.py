@@ -25,6 +25,7 @@ check here; any other ``data/*.yaml`` is read (a YAML error stops the build) and
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import zoneinfo
 from dataclasses import dataclass, field
@@ -495,7 +496,7 @@ def validate(raw: RawData, sources_dir: Path | None = None, judge_proofs: bool =
     gpus = _parse(GpuTable, gpus_raw, gpus_file, problems) if gpus_raw is not None else None
     builds = check_builds(*raw.builds, source_ids, problems) if raw.builds[0] else None
 
-    companions, companions_lock = _check_companions(raw.companions, raw.companions_lock, problems)
+    companions, companions_lock = _check_companions(raw.companions, raw.companions_lock, problems, raw.proofs)
     known = {p.name for p in companions.packages} if companions else set()
     for rel in releases:
         for c in rel.changes:
@@ -669,11 +670,14 @@ def _message_in_quote(message: str, quote: str) -> bool:
     return re.search(pattern, quote) is not None
 
 
-def _check_companions(facts_pair: tuple, lock_pair: tuple, problems: Problems) -> tuple[Optional[CompanionFacts], dict]:
+def _check_companions(facts_pair: tuple, lock_pair: tuple, problems: Problems,
+                      proof_texts: Optional[dict] = None) -> tuple[Optional[CompanionFacts], dict]:
     """data/companions.yaml against data/companions.lock.yaml: every package it names is in the
     lock; a README row's specifier parses and its versions occur in its quote; a correction names a
     release the lock has, and its ``declared`` is what that release's METADATA says (so a correction
-    goes stale, loudly, when the index changes)."""
+    goes stale, loudly, when the index changes). A correction sourced from a proof lock
+    (``url: data/evidence/proofs-<torch>.json``, what `atlas prove` saw when it ran the package beside
+    that torch) quotes the error an outcome of that package there records."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     from .companions.pairing import _torch_lines
@@ -730,4 +734,12 @@ def _check_companions(facts_pair: tuple, lock_pair: tuple, problems: Problems) -
         if got != c.declared:
             problems.add(facts_file, f"{c.package} {c.version}", f"corrections.{i}.declared",
                          f"the lock reads {got}, not {c.declared}: review the correction")
+        proof = re.fullmatch(r"data/evidence/proofs-(.+)\.json", c.url)
+        if proof:
+            _, text = (proof_texts or {}).get(proof.group(1), (None, None))
+            errors = [o.get("error") or "" for o in (json.loads(text).get("outcomes") or {}).values()
+                      if o.get("package") == f"{c.package}=={c.version}"] if text else []
+            if not any(e and e in c.quote for e in errors):
+                problems.add(facts_file, f"{c.package} {c.version}", f"corrections.{i}.quote",
+                             f"{c.url} records no outcome of {c.package}=={c.version} whose error occurs in the quote")
     return facts, lock_raw
