@@ -449,3 +449,33 @@ def test_packages_written_with_colons_are_read_in_both_engines(rules):
     assert got.get("vllm") == "0.3.2" and got.get("torch") == "2.2.1" and "python" not in got
     assert {i["package"] for i in js[0]["companions"]["items"]} >= {"torchvision"}
     assert "vllm" in {i["package"] for i in js[1]["companions"]["items"]}
+
+
+ALLOWLISTED = ("import torch\n"
+               "from torch.serialization import safe_globals\n"
+               "def a(p):\n"
+               "    with safe_globals([MyConfig]):\n"
+               "        return torch.load(p)\n"                 # 5: no finding (its function allowlists)
+               "def b(p):\n"
+               "    m = torch.load(p)\n"                        # 7: breaks (an object; nothing here allowlists)
+               "    m.eval()\n"
+               "def c(p):\n"
+               "    torch.serialization.add_safe_globals([Net])\n"
+               "    m = torch.load(p)\n"                        # 11: review (an object: does the list cover it?)
+               "    m.eval()\n"
+               "def d(p):\n"
+               "    return torch.load(p)\n")                    # 14: review (returned; nothing here allowlists)
+
+
+def test_a_function_that_allowlists_has_handled_its_loads_in_both_engines(rules, tmp_path):
+    """Issue 42: a function (or a module's top level) that calls safe_globals or add_safe_globals, the
+    documented fix, has handled its loads: one to review is no finding, one read as an object is to
+    review, not breaks. Another function of the same file is judged on its own."""
+    (tmp_path / "a.py").write_text(ALLOWLISTED, encoding="utf-8")
+    cleared = []
+    py, _, _ = ac.scan(rules, [str(tmp_path / "a.py")], "2.5", "2.6", "en", "all", cleared)
+    js = ev.run_js({"rules": rules, "code": [{"path": "a.py", "text": ALLOWLISTED, "from": "2.5", "to": "2.6"}]})["code"][0]
+    assert [(f["line"], f["severity"], f["why"]) for f in py] == [(f["line"], f["severity"], f["why"]) for f in js["findings"]]
+    assert [(f["line"], f["severity"]) for f in py] == [(7, "breaks"), (11, "review"), (14, "review")]
+    assert "allowlists" in py[1]["why"] and "allowlists" not in py[0]["why"]
+    assert [(c["line"], c["why"]) for c in cleared] == [(c["line"], c["why"]) for c in js["cleared"]] and cleared[0]["line"] == 5

@@ -447,7 +447,7 @@
   ["long", "int", "short", "byte", "char", "bool", "argmax", "argmin", "argsort", "nonzero"].forEach(function (m) { INT_METHODS[m] = 1; });
   ["argmax", "argmin", "argsort", "nonzero", "randint", "randint_like", "randperm", "bucketize", "searchsorted", "multinomial",
    "count_nonzero"].forEach(function (f) { INT_FUNCS["torch." + f] = 1; });
-  function Analyzer(ix) { this.ix = ix; this.cleared = []; this.tree = null; this.flat = null; this.cur = null; this.findings = []; this.seen = {}; this.inExcept = 0; this.guard = 0; this.newer = []; this.guardNames = {}; this.noGrad = 0; this.inits = []; this.pending = []; this.fixing = false; this.sites = []; this.inF = 0; }
+  function Analyzer(ix) { this.ix = ix; this.cleared = []; this.text = ""; this.tree = null; this.flat = null; this.cur = null; this.findings = []; this.seen = {}; this.inExcept = 0; this.guard = 0; this.newer = []; this.guardNames = {}; this.noGrad = 0; this.inits = []; this.pending = []; this.fixing = false; this.sites = []; this.inF = 0; }
   var A = Analyzer.prototype;
 
   A.emit = function (rule, tok, api, flow) {
@@ -1062,7 +1062,7 @@
         flat.push({ node: n, fn: fn });
         n._k = flat.length - 1;
         if (!n.body) return;
-        var own = n.toks[0] && (n.toks[0].v === "def" || (n.toks[0].v === "async" && n.toks[1] && n.toks[1].v === "def")) ? { end: 0 } : fn;
+        var own = n.toks[0] && (n.toks[0].v === "def" || (n.toks[0].v === "async" && n.toks[1] && n.toks[1].v === "def")) ? { start: n._k, end: 0 } : fn;
         walk(n.body, own);
         if (own !== fn) own.end = flat.length;
       });
@@ -1073,7 +1073,21 @@
     var S = this.cur ? this.cur.toks : [], i0 = S.indexOf(start), j = S.indexOf(closeTok);
     if (this.flat === null) this.flatten();
     if (i0 < 0 || j < 0 || this.cur._k === undefined) return ["review", msg("check.load.leaves", { line: start.line })];
-    return judgeUses([this.useOf(this.cur._k, i0, j + 1, rule, null, 0)]);
+    var got = judgeUses([this.useOf(this.cur._k, i0, j + 1, rule, null, 0)]);
+    if (got[0] === null || !this.allows(rule, this.flat[this.cur._k].fn)) return got;   // a file that allowlists (Analyzer.load_flow)
+    return got[0] === "breaks" ? ["review", msg("check.load.allowlisted_object", { why: got[1] })] : [null, msg("check.load.allowlisted")];
+  };
+  // Analyzer.allows: the load's function (fn, from flatten), or the module's top level, calls one of the rule's allowed_by
+  A.allows = function (rule, fn) {
+    var names = (rule.allowed_by || []).map(function (a) { return escapeRe(a.split(".").pop()); });
+    if (!names.length) return false;
+    var lines = this.text.replace(/\r\n?/g, "\n").split("\n"), own = [];
+    if (fn) {
+      var last = this.flat[fn.end - 1].node.toks;
+      own = lines.slice(this.flat[fn.start].node.toks[0].line - 1, last[last.length - 1].line);
+    }
+    var top = lines.filter(function (l) { return /^\S/.test(l); });
+    return new RegExp("(?<![\\w.])(?:[\\w.]+\\.)?(?:" + names.join("|") + ")\\s*\\(").test(own.concat(top).join("\n"));
   };
   function judgeUses(uses) {
     var kinds = ["object", "leaves"];
@@ -1639,6 +1653,7 @@
     if (bad) return { findings: [], skipped: msg("check.skip.python2", { major: 2, line: bad }), cleared: [] };
     if (!(ix.pattern && ix.pattern.test(text))) return { findings: [], skipped: null, cleared: [] };
     var a = new Analyzer(ix);
+    a.text = text;
     a.tree = tree;
     a.body(tree, new Scope("module", null));
     a.settle();
@@ -2236,6 +2251,7 @@
     }
     var at = back ? function (o) { return back[o]; } : function (o) { return o; };
     var a = new Analyzer(ix);
+    a.text = text;
     a.fixing = true;
     a.tree = tree;
     a.body(tree, new Scope("module", null));

@@ -1147,8 +1147,29 @@ class Analyzer:
         """(severity, why) of a load whose value the code follows inside its function: None (no
         finding) when it goes only into ``rule["into"]`` methods (load_state_dict) or is read as
         tensors and plain values; "breaks" when a use reads it as an object (an attribute, a call);
-        "review" when it leaves the function or the code does not show what it holds."""
-        return self.judge_uses([self.use_of(call, rule, None)])
+        "review" when it leaves the function or the code does not show what it holds. In a file that
+        calls one of ``rule["allowed_by"]`` (add_safe_globals, safe_globals: the documented fix), a
+        load to review is handled, and one read as an object is to review (does the list cover it?)."""
+        sev, why = self.judge_uses([self.use_of(call, rule, None)])
+        if sev is None or not self.allows(rule, call):
+            return sev, why
+        return ("review", msg("check.load.allowlisted_object", why=why)) if sev == "breaks" else \
+            (None, msg("check.load.allowlisted"))
+
+    def allows(self, rule, call):
+        """Whether the load's function, or the module's top level, calls one of the rule's
+        ``allowed_by`` (by its last name: it is written torch.serialization.add_safe_globals, or
+        imported); the lines are read as text, as the JavaScript engine reads them."""
+        names = [a.rsplit(".", 1)[-1] for a in rule.get("allowed_by") or ()]
+        if not names:
+            return False
+        f = self.parent(call)
+        while f is not None and not isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            f = self.parent(f)
+        own = self.lines[f.lineno - 1:f.end_lineno] if f is not None else []
+        top = [line for line in self.lines if line[:1].strip()]
+        return re.search(r"(?<![\w.])(?:[\w.]+\.)?(?:%s)\s*\(" % "|".join(map(re.escape, names)),
+                         "\n".join(own + top)) is not None
 
     @staticmethod
     def judge_uses(uses):

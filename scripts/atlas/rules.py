@@ -325,6 +325,11 @@ class _Builder:
                 extra = {"args": args} if ck.kind == "call" else {}
                 if ck.into:
                     extra["into"] = list(ck.into)
+                allowers = [self.resolve_ref(c, a, f"{where}.allowed_by") for a in ck.allowed_by]
+                if any(a is None for a in allowers):
+                    continue
+                if allowers:
+                    extra["allowed_by"] = allowers
                 if c.area == "autograd":
                     extra["grad_only"] = True
                 self.add(ck.kind, c.id, release, sev, texts, targets=self.qualify(target), source=where, **extra, **quiet)

@@ -218,6 +218,9 @@ class Check(Strict):
     #: ``call`` only: a call that is the first argument of a method of one of these names
     #: (``model.load_state_dict(torch.load(p))``: what it loads is a state dict) is not reported
     into: list[Annotated[str, Field(pattern=r"^[A-Za-z_]\w*$")]] = []
+    #: ``call`` with ``into`` only: the calls that allowlist what the new default refuses
+    #: (``"{allow}"``: torch.serialization.add_safe_globals); a file that calls one has handled its loads
+    allowed_by: list[str] = []
 
     @field_validator("shown_if")
     @classmethod

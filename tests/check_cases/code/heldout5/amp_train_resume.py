@@ -35,7 +35,7 @@ def make_loader(data_dir: str, split: str, batch_size: int, shuffle: bool) -> Da
 def resume(path, model, optimizer, scaler) -> int:
     if not os.path.exists(path):
         return 0
-    ckpt = torch.load(path, map_location="cpu")  # expect: call 26-load-weights-only-default
+    ckpt = torch.load(path, map_location="cpu")  # no finding since issue 42: a state dict goes into load_state_dict
     model.load_state_dict(ckpt["model"])
     optimizer.load_state_dict(ckpt["optimizer"])
     scaler.load_state_dict(ckpt["scaler"])

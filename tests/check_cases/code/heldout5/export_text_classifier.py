@@ -31,7 +31,7 @@ class TextClassifier(nn.Module):
 
 def load_model(ckpt_path: str, vocab_size: int, num_labels: int) -> TextClassifier:
     model = TextClassifier(vocab_size, num_labels)
-    state = torch.load(ckpt_path, map_location="cpu")  # expect: call 26-load-weights-only-default
+    state = torch.load(ckpt_path, map_location="cpu")  # no finding since issue 42: a state dict goes into load_state_dict
     model.load_state_dict(state["model"])
     return model.eval()
 

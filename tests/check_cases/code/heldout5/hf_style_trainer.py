@@ -75,7 +75,7 @@ class Trainer:
         if os.path.isfile(safe_file):
             state_dict = safetensors.torch.load_file(safe_file, device="cpu")
         else:
-            state_dict = torch.load(os.path.join(resume_from_checkpoint, WEIGHTS_NAME), map_location="cpu")  # expect: call 26-load-weights-only-default
+            state_dict = torch.load(os.path.join(resume_from_checkpoint, WEIGHTS_NAME), map_location="cpu")  # no finding since issue 42: a state dict goes into load_state_dict
         self.model.load_state_dict(state_dict, strict=False)
 
     def _load_optimizer_and_scheduler(self, checkpoint: str) -> None:

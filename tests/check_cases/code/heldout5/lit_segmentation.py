@@ -46,7 +46,7 @@ class SegModel(pl.LightningModule):
         self.blocks = nn.Sequential(*[Block(width) for _ in range(4)])
         self.head = nn.Conv2d(width, num_classes, 1)
         if backbone_ckpt:
-            state = torch.load(backbone_ckpt, map_location="cpu")  # expect: call 26-load-weights-only-default
+            state = torch.load(backbone_ckpt, map_location="cpu")  # no finding since issue 42: a state dict goes into load_state_dict
             self.blocks.load_state_dict(state, strict=False)
 
     def forward(self, x):

@@ -76,7 +76,7 @@ def main():
     torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
 
     model = Decoder.from_config("configs/decoder-1b.yaml")
-    base = torch.load(args.init_from, map_location="cpu")  # expect: call 26-load-weights-only-default
+    base = torch.load(args.init_from, map_location="cpu")  # no finding since issue 42: a state dict goes into load_state_dict
     model.load_state_dict(base)
     model = wrap(model.cuda())
 

@@ -42,7 +42,7 @@ def pad_positions(input_ids, lengths):
 def load_resume_state(path):
     if TORCH_GE_2_6:
         with torch.serialization.safe_globals(SAFE_GLOBALS):
-            return torch.load(path, map_location="cpu")  # expect: call 26-load-weights-only-default guarded
+            return torch.load(path, map_location="cpu")  # no finding since issue 42: loaded under safe_globals
     else:
         return torch.load(path, map_location="cpu", weights_only=False)
 
