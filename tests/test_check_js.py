@@ -62,6 +62,12 @@ EDGE = {
         "    model.load_state_dict(torch.load(p)['model'])\n    model.load_state_dict(state_dict=torch.load(p))\n"
         "    x = torch.load(p)\n    load_state_dict(torch.load(p))\n"
         "    return [m.load_state_dict(torch.load(q)) for m, q in p]\n"),
+    # names that are also JavaScript's Object methods: found nowhere, and no crash (tianshou has constructor=)
+    "object_names.py": ("import torch\nf(constructor=1, toString=2, hasOwnProperty=3)\nx.constructor(torch.qr(a))\n"
+                        "def valueOf(constructor):\n    return constructor.toString()\n"),
+    # a second name read inside an f-string, beside a string that spells it: the string is no read
+    "fstring_key.py": ("import torch\ndef f(p, m):\n    ck = torch.load(p)\n    step = ck['step']\n"
+                       "    print(f\"{ck['step']} {step}\")\n    m.load_state_dict(ck['model'])\n"),
     "guards.py": None,   # test_check.GUARDS
     "as_torch.py": None,   # test_check.MATCH_AS_TORCH
     "typename.py": (

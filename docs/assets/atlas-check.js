@@ -15,10 +15,10 @@
 (function (root) {
   "use strict";
 
-  var BUILTINS = { getattr: 1, isinstance: 1, issubclass: 1, dict: 1, type: 1, print: 1 };
+  var BUILTINS = Object.assign(dict(), { getattr: 1, isinstance: 1, issubclass: 1, dict: 1, type: 1, print: 1 });
   // strings that are text for a person: the value of these keywords, and the arguments of these calls
-  var DOC_KEYWORDS = { help: 1, description: 1, epilog: 1, usage: 1 };
-  var MESSAGE_CALLS = { "builtins.print": 1, "warnings.warn": 1 };
+  var DOC_KEYWORDS = Object.assign(dict(), { help: 1, description: 1, epilog: 1, usage: 1 });
+  var MESSAGE_CALLS = Object.assign(dict(), { "builtins.print": 1, "warnings.warn": 1 });
   // new_group() without a backend uses the default group's, which init_process_group() sets (atlas_check.INHERITS)
   var INHERITS = {}, SETTERS = {};
   ["torch.distributed.", "torch.distributed.distributed_c10d."].forEach(function (p) {
@@ -26,12 +26,13 @@
     SETTERS[p + "init_process_group"] = ["init_process_group", "backend", 0];
   });
   var INHERIT_UNKNOWN = " (its backend is the default group's, set outside this file)";
-  var MESSAGE_METHODS = { debug: 1, info: 1, warning: 1, warn: 1, error: 1, exception: 1, critical: 1 };
+  var MESSAGE_METHODS = Object.assign(dict(), { debug: 1, info: 1, warning: 1, warn: 1, error: 1, exception: 1, critical: 1 });
   var KEYWORDS = ("False None True and as assert async await break class continue def del elif else except " +
     "finally for from global if import in is lambda nonlocal not or pass raise return try while with yield").split(" ");
-  var KW = {};
+  var KW = Object.create(null);
   KEYWORDS.forEach(function (k) { KW[k] = 1; });
 
+  function dict() { return Object.create(null); }
   function vkey(v) { var p = String(v).split("."); return [parseInt(p[0], 10), parseInt(p[1], 10)]; }
   function vcmp(a, b) { var x = vkey(a), y = vkey(b); return x[0] - y[0] || x[1] - y[1]; }
 
@@ -95,9 +96,11 @@
   function Index(rules, frm, to) {
     var ix = this;
     ix.to = to;
-    ix.name = []; ix.call = {}; ix.param = {}; ix.isinst = {}; ix.method = {}; ix.keyword = {}; ix.key = {};
-    ix.strings = []; ix.env = []; ix.reload = []; ix.severity = {}; ix.earlier = {};
-    var words = {};
+    // tables keyed by names from the code have no prototype: a keyword argument named constructor= or
+    // toString= must find nothing, not Object's own methods
+    ix.name = []; ix.call = dict(); ix.param = dict(); ix.isinst = dict(); ix.method = dict(); ix.keyword = dict(); ix.key = dict();
+    ix.strings = []; ix.env = []; ix.reload = []; ix.severity = dict(); ix.earlier = dict();
+    var words = dict();
     function add(table, k, r) { (table[k] = table[k] || []).push(r); }
     rules.rules.forEach(function (r) {
       var sev = ruleSeverity(r, frm, to);
@@ -115,7 +118,7 @@
       else if (r.kind === "env") { ix.env.push(r); words[r.target] = 1; }
       else if (r.kind === "reload") { ix.reload.push(r); words[r.how === "del" ? "modules" : "reload"] = 1; }
     });
-    ix.prefixes = {};
+    ix.prefixes = dict();
     var addPrefixes = function (t) { var p = t.split("."); for (var i = 1; i <= p.length; i++) ix.prefixes[p.slice(0, i).join(".")] = 1; };
     ix.name.forEach(function (x) { addPrefixes(x[0]); });
     [ix.call, ix.param, ix.isinst].forEach(function (tb) { Object.keys(tb).forEach(addPrefixes); });
@@ -1031,7 +1034,7 @@
   var PLAIN_BEFORE = set1("in is not and or if elif while assert del == != < > <= >= + - * / // % ** @ ~ | & ^ << >> " +
     "+= -= *= /= //= %= **= @= |= &= ^= <<= >>=");
   var PLAIN_AFTER = set1("in is not and or == != < > <= >= + - * / // % ** @ | & ^ << >>");
-  function set1(words) { var o = {}; words.split(" ").forEach(function (w) { o[w] = 1; }); return o; }
+  function set1(words) { var o = dict(); words.split(" ").forEach(function (w) { o[w] = 1; }); return o; }
   function attrUse(attr, line) {   // [kind, why] of reading attr of a loaded value (atlas_check.attr_use)
     if (DICT_METHODS[attr] === 1 || TENSOR_ATTRS[attr] === 1) return ["plain", null];
     if (SHARED_ATTRS[attr] === 1) return ["leaves", msg("check.load.shared", { line: line, attr: attr })];
@@ -1160,7 +1163,8 @@
     var word = new RegExp("(?<![\\w.])" + escapeRe(name) + "(?!\\w)", "g"), kinds = [];
     fstringParts([tok]).forEach(function (p) {
       if (p[0] !== "expr") return;
-      var src = p[1], m;
+      // a field's code, its string literals blanked: f"{ckpt['global_step']}" reads ckpt, not global_step
+      var src = p[1].replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, function (q) { return q[0] + " ".repeat(q.length - 2) + q[0]; }), m;
       word.lastIndex = 0;
       while ((m = word.exec(src)) !== null) {
         var rest = src.slice(m.index + name.length), a = /^\s*\.\s*([A-Za-z_]\w*)/.exec(rest);
