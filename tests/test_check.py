@@ -1512,3 +1512,16 @@ def test_the_branch_a_version_test_takes_on_the_new_release_is_no_guard(rules, t
     assert got == [(6, "deprecated"), (8, "guarded"), (10, "guarded"), (12, "deprecated"), (13, "guarded"),
                    (14, "deprecated"), (16, "guarded"), (18, "deprecated"), (20, "guarded"), (22, "guarded"),
                    (24, "behavior")], got
+
+
+def test_star_arguments_neither_pass_nor_leave_out_a_keyword(rules, tmp_path):
+    """Set A of issue 42 (Lightning's to_onnx): `torch.onnx.export(self, x, f, **kwargs)` may pass
+    dynamic_axes or not, so a rule on passing it stays quiet there; one written out is reported."""
+    src = ("import torch\n"
+           "def a(m, x, f, **kwargs):\n    return torch.onnx.export(m, x, f, **kwargs)\n"
+           "def b(m, x, f, axes):\n    return torch.onnx.export(m, x, f, dynamic_axes=axes, dynamo=False)\n"
+           "def c(m, x, f):\n    opts = {'dynamic_axes': {'x': [0]}}\n    torch.onnx.export(m, x, f, **opts)\n"   # 8: named
+           "    more = {'opset_version': 17}\n    torch.onnx.export(m, x, f, **more)\n")                  # 10: not named
+    findings, _ = scan_text(rules, tmp_path, src, frm="2.9", to="2.10")
+    got = {f["line"] for f in findings if f["change"] == "210-onnx-dynamic-axes-deprecated"}
+    assert got == {5, 8}, got

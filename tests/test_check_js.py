@@ -68,6 +68,10 @@ EDGE = {
     # a second name read inside an f-string, beside a string that spells it: the string is no read
     "fstring_key.py": ("import torch\ndef f(p, m):\n    ck = torch.load(p)\n    step = ck['step']\n"
                        "    print(f\"{ck['step']} {step}\")\n    m.load_state_dict(ck['model'])\n"),
+    "kwstar.py": ("import torch\nimport torch.distributed as dist\ndef a(m, x, f, **kw):\n    return torch.onnx.export(m, x, f, **kw)\n"
+                  "def b(m, x, f, axes):\n    return torch.onnx.export(m, x, f, dynamic_axes=axes)\n"
+                  "def c(b, url):\n    kw = dict(backend=b, init_method=url)\n    dist.init_process_group(**kw)\n"
+                  "    o = {'dynamic_axes': 1}\n    torch.onnx.export(m, x, f, **o)\n"),
     "guards.py": None,   # test_check.GUARDS
     "as_torch.py": None,   # test_check.MATCH_AS_TORCH
     "typename.py": (

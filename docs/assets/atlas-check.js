@@ -811,7 +811,12 @@
       if (position !== null && position !== undefined && p === position) return this.valueState(args[i].value);
       p++;
     }
-    if (starred || args.some(function (a) { return a.kind === "kwstar"; })) return ["dynamic", null];
+    var self = this, stars = args.filter(function (a) { return a.kind === "kwstar"; });
+    if (starred || stars.length) {   // may pass it or not, unless a dict literal here names it (Analyzer.arg_state)
+      var keys = stars.map(function (a) { return a.value.length === 1 && a.value[0].t === "NAME" && self.callScope ? self.kwdict(a.value[0].v, self.callScope) : null; });
+      if (!starred && keys.every(function (k) { return k; }) && keys.some(function (k) { return k.some(function (x) { return x[0] === keyword; }); })) return ["dynamic", null];
+      return ["unknown", null];
+    }
     return ["missing", null];
   };
   function condOk(st, c) {   // torch lower-cases backend names
@@ -1215,6 +1220,7 @@
 
   A.callAt = function (toks, open, q, chain, scope, sh, method) {
     var ix = this.ix, self = this;
+    this.callScope = scope;   // where argState reads the dicts a **name passes
     var close = matching(toks, open);
     var args = this.parseArgs(toks.slice(open + 1, close));
     var start = chain ? chain[0] : null;

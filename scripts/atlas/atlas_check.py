@@ -548,6 +548,7 @@ class Analyzer:
         self.fixing = False
         self.sites = []
         self.calls = {}       # id(func node) -> its Call
+        self.call_scope = None
         self.parents = None   # id(node) -> its parent node, built when a load's flow is followed
         self.tree = None
         self.cleared = []     # (line, col, rule, why) of the loads the flow found no hazard in (--explain)
@@ -1302,8 +1303,13 @@ class Analyzer:
                 break
             if position is not None and i == position:
                 return self.value_state(a)
-        if starred or any(k.arg is None for k in call.keywords):
-            return ("dynamic", None)
+        stars = [k.value for k in call.keywords if k.arg is None]
+        if starred or stars:   # f(*args, **kwargs): may pass it or not; no condition names this state ...
+            keys = [self.kwdict(v.id, self.call_scope) if isinstance(v, ast.Name) and self.call_scope else None
+                    for v in stars]
+            if not starred and all(k is not None for k in keys) and any(key == keyword for k in keys for key, _l, _c in k):
+                return ("dynamic", None)   # ... unless a dict literal here names it: opts = dict(backend=b); f(**opts)
+            return ("unknown", None)
         return ("missing", None)
 
     @staticmethod
@@ -1336,6 +1342,7 @@ class Analyzer:
                 self.emit_node(r, d, q)
 
     def call(self, node, scope):
+        self.call_scope = scope   # where arg_state reads the dicts a **name passes
         func = node.func
         q = self.resolve(func, scope) if isinstance(func, (ast.Name, ast.Attribute)) else None
         if q:
