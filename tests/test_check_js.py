@@ -489,3 +489,13 @@ def test_a_function_that_allowlists_has_handled_its_loads_in_both_engines(rules,
     assert [(f["line"], f["severity"]) for f in py] == [(7, "breaks"), (11, "review"), (14, "review")]
     assert "allowlists" in py[1]["why"] and "allowlists" not in py[0]["why"]
     assert [(c["line"], c["why"]) for c in cleared] == [(c["line"], c["why"]) for c in js["cleared"]] and cleared[0]["line"] == 5
+
+
+def test_a_load_whose_value_is_dropped_is_to_review_in_both_engines(rules, tmp_path):
+    """`torch.load(p)` on its own line still unpickles the file: the code shows nothing of what it holds."""
+    src = "import torch\ndef f(p):\n    torch.load(p)\n"
+    (tmp_path / "b.py").write_text(src, encoding="utf-8")
+    py, _, _ = ac.scan(rules, [str(tmp_path / "b.py")], "2.5", "2.6", "en", "all")
+    js = ev.run_js({"rules": rules, "code": [{"path": "b.py", "text": src, "from": "2.5", "to": "2.6"}]})["code"][0]
+    assert [(f["line"], f["severity"], f["why"]) for f in py] == [(f["line"], f["severity"], f["why"]) for f in js["findings"]]
+    assert [(f["line"], f["severity"]) for f in py] == [(3, "review")]

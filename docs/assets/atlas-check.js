@@ -1146,6 +1146,7 @@
       if (depth < 2) return this.judgeFlow(this.usesOf(target, k), rule, target, depth + 1);
       return ["leaves", msg("check.load.leaves", { line: line })];
     }
+    if (name === null && i0 === 0 && j === S.length) return ["leaves", msg("check.load.leaves", { line: line })];   // torch.load(p) on its own
     var star = (bv === "*" || bv === "**") && !(S[i0 - 2] && (S[i0 - 2].t === "NAME" && !KW[S[i0 - 2].v] || S[i0 - 2].t === "STR" ||
       S[i0 - 2].t === "NUM" || isOp(S[i0 - 2], ")") || isOp(S[i0 - 2], "]") || isOp(S[i0 - 2], "}")));
     if ((before && PLAIN_BEFORE[bv] === 1 && (before.t === "OP" || before.t === "NAME") && !star) ||

@@ -1223,6 +1223,8 @@ class Analyzer:
             if depth < 2:                     # ckpt = torch.load(p), then model = ckpt["model"]: follow the name
                 return self.judge_flow(self.uses_of(target, p), rule, target, depth + 1)
             return "leaves", msg("check.load.leaves", line=line)
+        if name is None and isinstance(p, ast.Expr):   # torch.load(p) on its own: it still loads the file
+            return "leaves", msg("check.load.leaves", line=line)
         if (isinstance(p, PLAIN_NODES) or isinstance(p, (ast.If, ast.While, ast.IfExp)) and p.test is v
                 or isinstance(p, (ast.For, ast.comprehension)) and p.iter is v):
             return "plain", None
