@@ -7,7 +7,8 @@
  * class bodies, the except/None rule for optional imports, star imports. tests/test_check_js.py
  * runs the shared corpus through both and fails on any difference.
  *
- * API: AtlasCheck.checkCode(rules, text, {from, to, lang, path, notes}) -> {findings, skipped, hidden}
+ * API: AtlasCheck.checkCode(rules, text, {from, to, lang, path, notes}) -> {findings, skipped, hidden, cleared}
+ *      (cleared: the torch.load calls the code shows to be safe, with why, as atlas_check.py code --explain)
  *      AtlasCheck.checkEnv(rules, text, {to, lang}) -> {from, to, torch, upgrade_url, items}
  *      AtlasCheck.detectKind(text) -> "code" | "env"
  * No dependencies; a global `AtlasCheck` in the browser, module.exports in node.
