@@ -803,7 +803,7 @@
       return { kind: "pos", value: a };
     });
   };
-  A.argState = function (args, keyword, position) {
+  A.argState = function (args, keyword, position, scope) {
     for (var i = 0; i < args.length; i++) if (args[i].kind === "kw" && args[i].name === keyword) return this.valueState(args[i].value);
     var starred = false, p = 0;
     for (i = 0; i < args.length; i++) {
@@ -814,7 +814,7 @@
     }
     var self = this, stars = args.filter(function (a) { return a.kind === "kwstar"; });
     if (starred || stars.length) {   // may pass it or not, unless a dict literal here names it (Analyzer.arg_state)
-      var keys = stars.map(function (a) { return a.value.length === 1 && a.value[0].t === "NAME" && self.callScope ? self.kwdict(a.value[0].v, self.callScope) : null; });
+      var keys = stars.map(function (a) { return a.value.length === 1 && a.value[0].t === "NAME" && scope ? self.kwdict(a.value[0].v, scope) : null; });
       if (!starred && keys.every(function (k) { return k; }) && keys.some(function (k) { return k.some(function (x) { return x[0] === keyword; }); })) return ["dynamic", null];
       return ["unknown", null];
     }
@@ -825,8 +825,8 @@
     return (when.indexOf(st[0]) >= 0 && st[0] !== "literal") || (st[0] === "literal" && (when.indexOf("literal") >= 0 ||
       (when.indexOf("value") >= 0 && st[1] !== null && valueMatch(c.keyword === "backend" ? st[1].toLowerCase() : st[1], c.value, true))));
   }
-  A.argsMatch = function (args, conds) {
-    for (var i = 0; i < conds.length; i++) if (!condOk(this.argState(args, conds[i].keyword, conds[i].position), conds[i])) return false;
+  A.argsMatch = function (args, conds, scope) {
+    for (var i = 0; i < conds.length; i++) if (!condOk(this.argState(args, conds[i].keyword, conds[i].position, scope), conds[i])) return false;
     return true;
   };
 
@@ -1058,7 +1058,6 @@
   function calls(tok) {   // a token after which "(" opens a call's arguments
     return !!tok && ((tok.t === "NAME" && !KW[tok.v]) || isOp(tok, ")") || isOp(tok, "]") || tok.t === "STR");
   }
-  function star0(S, i0) { return i0 > 0 && S[i0 - 1].t === "OP" && (S[i0 - 1].v === "*" || S[i0 - 1].v === "**"); }
   function isDef(toks) {
     var f = toks[0] && toks[0].t === "NAME" ? toks[0].v : null;
     return f === "def" || f === "class" || (f === "async" && toks[1] && toks[1].v === "def");
@@ -1082,7 +1081,8 @@
     var S = this.cur ? this.cur.toks : [], i0 = S.indexOf(start), j = S.indexOf(closeTok);
     if (this.flat === null) this.flatten();
     if (i0 < 0 || j < 0 || this.cur._k === undefined) return ["review", msg("check.load.leaves", { line: start.line })];
-    var got = judgeUses([this.useOf(this.cur._k, i0, j + 1, rule, null, 0)]);
+    var use = decide([this.useOf(this.cur._k, i0, j + 1, rule, null, 0)]);
+    var got = [use[0] === "object" ? "breaks" : use[0] === "leaves" ? "review" : null, use[1] || msg("check.load.plain")];
     if (got[0] === null || !this.allows(rule, this.flat[this.cur._k].fn)) return got;   // a file that allowlists (Analyzer.load_flow)
     return got[0] === "breaks" ? ["review", msg("check.load.allowlisted_object", { why: got[1] })] : [null, msg("check.load.allowlisted")];
   };
@@ -1098,14 +1098,14 @@
     var top = lines.filter(function (l) { return /^\S/.test(l); });
     return new RegExp("(?<![\\w.])(?:[\\w.]+\\.)?(?:" + names.join("|") + ")\\s*\\(").test(own.concat(top).join("\n"));
   };
-  function judgeUses(uses) {
+  // the use that decides what a loaded value is, as [kind, why] (atlas_check.decide)
+  function decide(uses) {
     var kinds = ["object", "leaves"];
     for (var a = 0; a < kinds.length; a++) {
-      for (var b = 0; b < uses.length; b++) if (uses[b][0] === kinds[a]) return [kinds[a] === "object" ? "breaks" : "review", uses[b][1]];
+      for (var b = 0; b < uses.length; b++) if (uses[b][0] === kinds[a]) return uses[b];
     }
-    if (!uses.length) return ["review", msg("check.load.unused")];
-    var state = uses.filter(function (u) { return u[0] === "state"; })[0];
-    return [null, state ? state[1] : msg("check.load.plain")];
+    if (!uses.length) return ["leaves", msg("check.load.unused")];
+    return uses.filter(function (u) { return u[0] === "state"; })[0] || ["plain", null];
   }
   // [kind, why] of one use: statement k's tokens S[i0..j) are the loaded call (name null) or a name that holds its value
   A.useOf = function (k, i0, j, rule, name, depth) {
@@ -1132,9 +1132,10 @@
     var o = opens(S, i0);
     var kw = isOp(before, "=") && S[i0 - 2] && S[i0 - 2].t === "NAME" && (isOp(S[i0 - 3], "(") || isOp(S[i0 - 3], ",")) &&
       after && after.t === "OP" && (av === ")" || av === ",");
-    if ((item || kw) && o >= 0 && isOp(S[o], "(") && S[o - 1] && S[o - 1].t === "NAME" && isOp(S[o - 2], ".") &&
-        (rule.into || []).indexOf(S[o - 1].v) >= 0 && !star0(S, i0)) {
-      return ["state", msg("check.load.state", { line: line, method: S[o - 1].v })];
+    // the call it is an argument of: f(ckpt), f(state=ckpt)
+    var owner = (item || kw) && o >= 0 && isOp(S[o], "(") && S[o - 1] && S[o - 1].t === "NAME" ? S[o - 1].v : null;
+    if (owner && isOp(S[o - 2], ".") && (rule.into || []).indexOf(owner) >= 0) {
+      return ["state", msg("check.load.state", { line: line, method: owner })];   // m.load_state_dict(sd)
     }
     if (before && before.t === "NAME" && (bv === "if" || bv === "in")) return ["plain", null];   // a test, an iterable
     if ((after && after.t === "NAME" && av === "if") || (before && before.t === "NAME" && bv === "else")) {   // x if c else ckpt
@@ -1144,7 +1145,8 @@
     if (i0 === 2 && j === S.length && S[0].t === "NAME" && !KW[S[0].v] && isOp(S[1], "=")) {
       var target = S[0].v;
       if (target === name) return ["plain", null];   // state = state["state_dict"]: its uses are followed already
-      if (depth < 2) return this.judgeFlow(this.usesOf(target, k), rule, target, depth + 1);
+      var self = this;
+      if (depth < 2) return decide(this.usesOf(target, k).map(function (u) { return self.useOf(u[0], u[1], u[1] + 1, rule, target, depth + 1); }));
       return ["leaves", msg("check.load.leaves", { line: line })];
     }
     if (name === null && i0 === 0 && j === S.length) return ["leaves", msg("check.load.leaves", { line: line })];   // torch.load(p) on its own
@@ -1159,9 +1161,7 @@
       return ["plain", null];
     }
     if (i0 === 1 && j === S.length && S[0].t === "NAME" && S[0].v === "return") return ["leaves", msg("check.load.returned", { line: line })];
-    if ((item || kw) && o >= 0 && isOp(S[o], "(") && S[o - 1] && S[o - 1].t === "NAME" && !KW[S[o - 1].v] && !star) {
-      return ["leaves", msg("check.load.passed", { line: line, func: S[o - 1].v })];
-    }
+    if (owner && !KW[owner]) return ["leaves", msg("check.load.passed", { line: line, func: owner })];
     return ["leaves", msg("check.load.leaves", { line: line })];
   };
   // [kind, why] of an f-string's reads of `name` (Analyzer.field_use): a whole field or a subscript is plain, an
@@ -1181,21 +1181,8 @@
         else kinds.push(["leaves", msg("check.load.leaves", { line: line })]);
       }
     });
-    var order = ["object", "leaves", "plain"];
-    for (var i = 0; i < order.length; i++) {
-      var hit = kinds.filter(function (x) { return x[0] === order[i]; })[0];
-      if (hit) return hit;
-    }
-    return ["plain", null];
+    return decide(kinds);
   }
-  A.judgeFlow = function (uses, rule, name, depth) {   // every use of a name, as one [kind, why]
-    var self = this;
-    var kinds = uses.map(function (u) { return self.useOf(u[0], u[1], u[1] + 1, rule, name, depth); });
-    var j = judgeUses(kinds);
-    if (j[0] === "breaks") return ["object", j[1]];
-    if (j[0] === "review") return ["leaves", j[1]];
-    return [kinds.some(function (u) { return u[0] === "state"; }) ? "state" : "plain", j[1]];
-  };
   // [statement index, token index] of each read of `name` in the statements after statement k in its function
   A.usesOf = function (name, k) {
     var f = this.flat[k].fn, end = f ? f.end : this.flat.length, out = [];
@@ -1222,7 +1209,6 @@
 
   A.callAt = function (toks, open, q, chain, scope, sh, method) {
     var ix = this.ix, self = this;
-    this.callScope = scope;   // where argState reads the dicts a **name passes
     var close = matching(toks, open);
     var args = this.parseArgs(toks.slice(open + 1, close));
     var start = chain ? chain[0] : null;
@@ -1235,20 +1221,21 @@
       }
     });
     if (q) {
-      if (SETTERS[q]) self.inits.push([SETTERS[q][0], self.argState(args, SETTERS[q][1], SETTERS[q][2])]);
+      if (SETTERS[q]) self.inits.push([SETTERS[q][0], self.argState(args, SETTERS[q][1], SETTERS[q][2], scope)]);
       var first = args[0] && args[0].kind === "pos" ? args[0].value : null;
       (ix.call[q] || []).forEach(function (r) {
         if (r.grad_only && first && self.isInt(first, scope)) return;   // torch.clamp(idx.long(), ...): no gradient to change
         var flow = null;
-        if (r.into && self.argsMatch(args, r.args || [])) {
+        var matched = self.argsMatch(args, r.args || [], scope);
+        if (r.into && matched) {
           flow = self.loadFlow(start, toks[close], r);
           if (flow[0] === null) { self.cleared.push([start.line, start.col, r, flow[1]]); return; }   // model.load_state_dict(torch.load(p))
         }
-        if (!self.argsMatch(args, r.args || []) || !self.emit(r, start, q, flow)) return;
+        if (!matched || !self.emit(r, start, q, flow)) return;
         self.site(r, q, function () { return { kind: "call", start: start.at, call: callInfo(toks, open, toks[open - 1].end) }; });
         if (!INHERITS[q]) return;
         var c = (r.args || []).filter(function (x) { return x.keyword === INHERITS[q][0]; })[0];
-        if (c && self.argState(args, c.keyword, c.position)[0] === "missing") self.pending.push([self.findings.length - 1, r, q]);
+        if (c && self.argState(args, c.keyword, c.position, scope)[0] === "missing") self.pending.push([self.findings.length - 1, r, q]);
       });
       (ix.param[q] || []).forEach(function (r) {
         args.forEach(function (a) {

@@ -500,6 +500,19 @@ def _local_names(body):
     return out - declared
 
 
+def decide(uses):
+    """The use that decides what a loaded value is, as (kind, why): the first read as an object, else
+    the first that leaves, else (no use at all) an unused value, else the first into a state-dict
+    method, else a plain read."""
+    for kind in ("object", "leaves"):
+        for u in uses:
+            if u[0] == kind:
+                return u
+    if not uses:
+        return "leaves", msg("check.load.unused")
+    return next((u for u in uses if u[0] == "state"), ("plain", None))
+
+
 def attr_use(attr, line):
     """(kind, why) of reading ``attr`` of a loaded value on ``line`` (DICT_METHODS, TENSOR_ATTRS, SHARED_ATTRS)."""
     if attr in DICT_METHODS or attr in TENSOR_ATTRS:
@@ -548,7 +561,6 @@ class Analyzer:
         self.fixing = False
         self.sites = []
         self.calls = {}       # id(func node) -> its Call
-        self.call_scope = None
         self.parents = None   # id(node) -> its parent node, built when a load's flow is followed
         self.tree = None
         self.cleared = []     # (line, col, rule, why) of the loads the flow found no hazard in (--explain)
@@ -600,6 +612,17 @@ class Analyzer:
         if t is None:
             return 1, ge, None, None
         return (0, ge, t, None) if d else (1, 0, None, t if ge else None)
+
+    def branch(self, guard, newer, walk, *args):
+        """``walk(*args)`` as a branch: in a compat guard (``guard``), or the newer branch of a version
+        test that names release ``newer`` (see branches)."""
+        self.guard += guard
+        self.newer.extend([newer] if newer else [])
+        try:
+            walk(*args)
+        finally:
+            self.guard -= guard
+            del self.newer[len(self.newer) - (1 if newer else 0):]
 
     def is_guard_test(self, node, scope):
         for n in ast.walk(node):
@@ -940,12 +963,8 @@ class Analyzer:
             self.guard += g
             self.expr(st.test, scope)
             self.guard -= g
-            for part, gp, newer in ((st.body, gb, nb), (st.orelse, ge, ne)):
-                self.guard += gp
-                self.newer += [newer] if newer else []
-                self.body(part, scope)
-                self.newer = self.newer[:-1] if newer else self.newer
-                self.guard -= gp
+            self.branch(gb, nb, self.body, st.body, scope)
+            self.branch(ge, ne, self.body, st.orelse, scope)
         elif t is ast.Delete:
             for target in st.targets:
                 if isinstance(target, ast.Subscript):
@@ -1020,11 +1039,7 @@ class Analyzer:
             gb, ge, nb, ne = self.branches(node.test, scope)   # as an if's branches, with both arms a fallback
             ge = 1 if nb is None and ne is None else ge
             for child, g, newer in ((node.test, 1, None), (node.body, gb, nb), (node.orelse, ge, ne)):
-                self.guard += g
-                self.newer += [newer] if newer else []
-                self.expr(child, scope)
-                self.newer = self.newer[:-1] if newer else self.newer
-                self.guard -= g
+                self.branch(g, newer, self.expr, child, scope)
         elif t is ast.Compare:
             self.compare(node, scope)
             self.expr(node.left, scope)
@@ -1151,7 +1166,8 @@ class Analyzer:
         "review" when it leaves the function or the code does not show what it holds. In a file that
         calls one of ``rule["allowed_by"]`` (add_safe_globals, safe_globals: the documented fix), a
         load to review is handled, and one read as an object is to review (does the list cover it?)."""
-        sev, why = self.judge_uses([self.use_of(call, rule, None)])
+        kind, why = decide([self.use_of(call, rule, None)])
+        sev, why = {"object": "breaks", "leaves": "review"}.get(kind), why or msg("check.load.plain")
         if sev is None or not self.allows(rule, call):
             return sev, why
         return ("review", msg("check.load.allowlisted_object", why=why)) if sev == "breaks" else \
@@ -1171,17 +1187,6 @@ class Analyzer:
         top = [line for line in self.lines if line[:1].strip()]
         return re.search(r"(?<![\w.])(?:[\w.]+\.)?(?:%s)\s*\(" % "|".join(map(re.escape, names)),
                          "\n".join(own + top)) is not None
-
-    @staticmethod
-    def judge_uses(uses):
-        for kind in ("object", "leaves"):
-            for u in uses:
-                if u[0] == kind:
-                    return ("breaks" if kind == "object" else "review"), u[1]
-        if not uses:
-            return "review", msg("check.load.unused")
-        state = next((u for u in uses if u[0] == "state"), None)
-        return None, state[1] if state else msg("check.load.plain")
 
     def use_of(self, v, rule, name, depth=0):
         """(kind, why) of one use: the loaded call itself (``name`` None) or a Name that holds its value.
@@ -1206,10 +1211,11 @@ class Analyzer:
             if isinstance(p, ast.Call) and p.func is v:
                 return "object", msg("check.load.object_call", line=line)
             break
-        c = self.parent(p) if isinstance(p, ast.keyword) and p.arg is not None else p
-        if isinstance(c, ast.Call) and (c is not p or v in c.args) and isinstance(c.func, ast.Attribute) \
-                and c.func.attr in rule["into"]:   # m.load_state_dict(sd), (state_dict=sd): a state dict goes in
-            return "state", msg("check.load.state", line=line, method=c.func.attr)
+        # the call it is an argument of: f(ckpt), f(state=ckpt)
+        owner = (self.parent(p) if isinstance(p, ast.keyword) and p.arg is not None
+                 else p if isinstance(p, ast.Call) and v in p.args else None)
+        if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Attribute) and owner.func.attr in rule["into"]:
+            return "state", msg("check.load.state", line=line, method=owner.func.attr)   # m.load_state_dict(sd)
         if isinstance(p, ast.IfExp) and p.test is not v:   # state = state["model"] if "model" in state else state
             g = self.parent(p)
             if (name and isinstance(g, ast.Assign) and g.value is p and len(g.targets) == 1
@@ -1221,7 +1227,7 @@ class Analyzer:
             if target == name:
                 return "plain", None          # state = state["state_dict"]: its uses are followed already
             if depth < 2:                     # ckpt = torch.load(p), then model = ckpt["model"]: follow the name
-                return self.judge_flow(self.uses_of(target, p), rule, target, depth + 1)
+                return decide([self.use_of(n, rule, target, depth + 1) for n in self.uses_of(target, p)])
             return "leaves", msg("check.load.leaves", line=line)
         if name is None and isinstance(p, ast.Expr):   # torch.load(p) on its own: it still loads the file
             return "leaves", msg("check.load.leaves", line=line)
@@ -1232,13 +1238,9 @@ class Analyzer:
             return "plain", None
         if isinstance(p, ast.Return):
             return "leaves", msg("check.load.returned", line=line)
-        if isinstance(p, ast.keyword) and p.arg is not None:   # f(state=ckpt): the call it is an argument of
-            p = self.parent(p)
-        elif not (isinstance(p, ast.Call) and v in p.args):
-            p = None
-        if isinstance(p, ast.Call) and isinstance(p.func, (ast.Name, ast.Attribute)):
+        if isinstance(owner, ast.Call) and isinstance(owner.func, (ast.Name, ast.Attribute)):
             return "leaves", msg("check.load.passed", line=line,
-                                 func=p.func.id if isinstance(p.func, ast.Name) else p.func.attr)
+                                 func=owner.func.id if isinstance(owner.func, ast.Name) else owner.func.attr)
         return "leaves", msg("check.load.leaves", line=line)
 
     def field_use(self, fstring, name, line):
@@ -1257,18 +1259,7 @@ class Analyzer:
                 kinds.append(("object", msg("check.load.object_call", line=line)))
             else:
                 kinds.append(("leaves", msg("check.load.leaves", line=line)))
-        for kind in ("object", "leaves", "plain"):
-            for k in kinds:
-                if k[0] == kind:
-                    return k
-        return "plain", None
-
-    def judge_flow(self, names, rule, name, depth):
-        """The use of a name (all its uses after it is bound) as one (kind, why)."""
-        uses = [self.use_of(n, rule, name, depth) for n in names]
-        sev, why = self.judge_uses(uses)
-        return ({"breaks": "object", "review": "leaves"}.get(sev, "state" if any(u[0] == "state" for u in uses) else "plain"),
-                why)
+        return decide(kinds)
 
     def uses_of(self, name, assign):
         """The Name nodes that read ``name`` after ``assign`` in its function (or module), outside
@@ -1294,7 +1285,7 @@ class Analyzer:
                     strings.append(n)   # read inside an f-string: one use, where the string starts
         return sorted([n for n in out if id(n) not in inside] + strings, key=lambda n: (n.lineno, n.col_offset))
 
-    def arg_state(self, call, keyword, position):
+    def arg_state(self, call, keyword, position, scope=None):
         for k in call.keywords:
             if k.arg == keyword:
                 return self.value_state(k.value)
@@ -1307,8 +1298,7 @@ class Analyzer:
                 return self.value_state(a)
         stars = [k.value for k in call.keywords if k.arg is None]
         if starred or stars:   # f(*args, **kwargs): may pass it or not; no condition names this state ...
-            keys = [self.kwdict(v.id, self.call_scope) if isinstance(v, ast.Name) and self.call_scope else None
-                    for v in stars]
+            keys = [self.kwdict(v.id, scope) if isinstance(v, ast.Name) and scope is not None else None for v in stars]
             if not starred and all(k is not None for k in keys) and any(key == keyword for k in keys for key, _l, _c in k):
                 return ("dynamic", None)   # ... unless a dict literal here names it: opts = dict(backend=b); f(**opts)
             return ("unknown", None)
@@ -1332,8 +1322,8 @@ class Analyzer:
             "literal" in when or ("value" in when and s is not None and value_match(
                 s.lower() if c["keyword"] == "backend" else s, c["value"], split))))   # torch lower-cases backends
 
-    def args_match(self, call, conds, split=True):
-        return all(self.cond_ok(self.arg_state(call, c["keyword"], c.get("position")), c, split) for c in conds)
+    def args_match(self, call, conds, split=True, scope=None):
+        return all(self.cond_ok(self.arg_state(call, c["keyword"], c.get("position"), scope), c, split) for c in conds)
 
     def decorator(self, d, scope):
         """``@torch.jit.script`` without parentheses calls its target with the function: a ``call``
@@ -1344,26 +1334,26 @@ class Analyzer:
                 self.emit_node(r, d, q)
 
     def call(self, node, scope):
-        self.call_scope = scope   # where arg_state reads the dicts a **name passes
         func = node.func
         q = self.resolve(func, scope) if isinstance(func, (ast.Name, ast.Attribute)) else None
         if q:
             if q in SETTERS:
                 name, kw, pos = SETTERS[q]
-                self.inits.append((name, self.arg_state(node, kw, pos)))
+                self.inits.append((name, self.arg_state(node, kw, pos, scope)))
             for r in self.ix.call.get(q, ()):
                 if r.get("grad_only") and node.args and self.is_int(node.args[0], scope):
                     continue   # torch.clamp(idx.long(), ...): no gradient to change
                 flow = None
-                if r.get("into") and self.args_match(node, r.get("args") or []):
+                matched = self.args_match(node, r.get("args") or [], scope=scope)
+                if r.get("into") and matched:
                     flow = self.load_flow(node, r)
                     if flow[0] is None:   # model.load_state_dict(torch.load(p)): a state dict goes in
                         self.cleared.append((node.lineno, self.col(node.lineno, node.col_offset), r, flow[1]))
                         continue
-                if self.args_match(node, r.get("args") or []) and self.emit_node(r, node, q, scope, flow) and q in INHERITS:
+                if matched and self.emit_node(r, node, q, scope, flow) and q in INHERITS:
                     kw = INHERITS[q][0]
                     c = next((c for c in r.get("args") or [] if c["keyword"] == kw), None)
-                    if c and self.arg_state(node, kw, c.get("position"))[0] == "missing":
+                    if c and self.arg_state(node, kw, c.get("position"), scope)[0] == "missing":
                         self.pending.append((len(self.findings) - 1, r, q))
             for r in self.ix.param.get(q, ()):
                 for k in node.keywords:
